@@ -1,0 +1,261 @@
+/* eslint-disable */
+/**
+ * @module Types of the cairn.dev/v1 kinds, GENERATED from schemas/*.schema.json by
+ * `npm run gen:types`. Do not edit by hand: change the schema and regenerate.
+ */
+
+/**
+ * An account at a cloud vendor that servers are created in.
+ */
+export interface Provider {
+  /**
+   * Always cairn.dev/v1.
+   */
+  apiVersion: "cairn.dev/v1";
+  kind: "Provider";
+  metadata: ObjectMeta;
+  spec: ProviderSpec;
+  /**
+   * Written by cairn; ignored on input.
+   */
+  status?: {};
+}
+
+/**
+ * Identity of a cairn resource, in Kubernetes' shape.
+ */
+export interface ObjectMeta {
+  /**
+   * DNS-1123 label: lower-case letters, digits and '-', starting and ending with a letter or digit; unique per tenant, namespace and kind; immutable.
+   */
+  name: string;
+  /**
+   * Namespace inside the tenant (DNS-1123 label). Defaults to 'default'.
+   */
+  namespace?: string;
+  /**
+   * Key/value pairs for selecting and grouping resources.
+   */
+  labels?: {
+    [k: string]: string;
+  };
+  /**
+   * Free-form notes. Keys under 'cairn.dev/' are cairn's own: 'cairn.dev/self-heal' ("false" turns drift correction into a report) and 'cairn.dev/revision' (set by git sources).
+   */
+  annotations?: {
+    [k: string]: string;
+  };
+}
+
+export interface ProviderSpec {
+  /**
+   * Which vendor: 'sandbox' (cairn's simulated cloud), 'local' (this host), or a cloud vendor's id.
+   */
+  vendor: string;
+  /**
+   * Base URL of the vendor's API. Sandbox only: the address of a separate `cairn sandbox-cloud`, e.g. http://127.0.0.1:9100. Without it the sandbox runs inside cairn.
+   */
+  endpoint?: string;
+  credentialsRef?: CredentialsRef;
+}
+
+/**
+ * Where the credentials come from. Never inline secrets in a manifest.
+ */
+export interface CredentialsRef {
+  /**
+   * Name of an environment variable of the cairn process that holds the token.
+   */
+  env?: string;
+  /**
+   * Name of credentials stored through the API.
+   */
+  secret?: string;
+}
+
+/**
+ * A virtual machine at a Provider.
+ */
+export interface Server {
+  /**
+   * Always cairn.dev/v1.
+   */
+  apiVersion: "cairn.dev/v1";
+  kind: "Server";
+  metadata: ObjectMeta;
+  spec: ServerSpec;
+  /**
+   * Written by cairn; ignored on input.
+   */
+  status?: {};
+}
+
+export interface ServerSpec {
+  /**
+   * Name of the Provider (same namespace) to create the server at. Changing it replaces the server.
+   */
+  provider: string;
+  /**
+   * The vendor's region slug, e.g. eu-1 on the sandbox. Changing it replaces the server.
+   */
+  region: string;
+  /**
+   * The vendor's size slug, e.g. small, medium, large on the sandbox. Changed in place (a resize).
+   */
+  size: string;
+  /**
+   * Operating system image. Changing it replaces the server.
+   */
+  image?: string;
+  /**
+   * Desired power state.
+   */
+  state?: "running" | "stopped";
+}
+
+/**
+ * A database placed on a Server.
+ */
+export interface Database {
+  /**
+   * Always cairn.dev/v1.
+   */
+  apiVersion: "cairn.dev/v1";
+  kind: "Database";
+  metadata: ObjectMeta;
+  spec: DatabaseSpec;
+  /**
+   * Written by cairn; ignored on input.
+   */
+  status?: {};
+}
+
+export interface DatabaseSpec {
+  /**
+   * Database engine. Changing it replaces the database.
+   */
+  type: "postgresql" | "mongodb";
+  /**
+   * Name of the Server (same namespace) the database runs on. Changing it replaces the database.
+   */
+  server: string;
+  /**
+   * Major version of the engine, as a string, e.g. "16".
+   */
+  version: string;
+  /**
+   * Storage in gigabytes (postgresql only).
+   */
+  storageGb?: number;
+  backup?: BackupPolicy;
+  /**
+   * What deleting the resource does at the vendor: Delete (after a final backup) or Orphan (leave it in place).
+   */
+  deletionPolicy?: "Delete" | "Orphan";
+}
+
+/**
+ * Scheduled backups.
+ */
+export interface BackupPolicy {
+  /**
+   * Cron expression (five fields, UTC), e.g. "0 3 * * *".
+   */
+  schedule: string;
+  /**
+   * How many scheduled backups to keep.
+   */
+  retention?: number;
+}
+
+/**
+ * An application deployed on a Server.
+ */
+export interface App {
+  /**
+   * Always cairn.dev/v1.
+   */
+  apiVersion: "cairn.dev/v1";
+  kind: "App";
+  metadata: ObjectMeta;
+  spec: AppSpec;
+  /**
+   * Written by cairn; ignored on input.
+   */
+  status?: {};
+}
+
+export interface AppSpec {
+  /**
+   * Name of the Server (same namespace) the app runs on. Changing it replaces the app.
+   */
+  server: string;
+  source: AppSource;
+  /**
+   * Command that builds a release, e.g. "npm ci".
+   */
+  build?: string;
+  /**
+   * Command that starts the app.
+   */
+  command?: string;
+  /**
+   * Port the app listens on (it also gets PORT in its environment).
+   */
+  port?: number;
+  /**
+   * Environment variables.
+   */
+  env?: {
+    [k: string]: string;
+  };
+  /**
+   * Names of Databases (same namespace) whose URLs are injected: DATABASE_URL for the first, <NAME>_URL for each.
+   *
+   * @maxItems 32
+   */
+  databases?: string[];
+  healthCheck?: HealthCheck;
+  /**
+   * Desired run state.
+   */
+  state?: "running" | "stopped";
+}
+
+/**
+ * Where the code comes from: exactly one of git, image or path.
+ */
+export interface AppSource {
+  git?: GitSource;
+  /**
+   * Container image reference.
+   */
+  image?: string;
+  /**
+   * A folder on the server.
+   */
+  path?: string;
+}
+
+export interface GitSource {
+  /**
+   * Clone URL (http, https or file).
+   */
+  url: string;
+  /**
+   * Branch, tag or commit.
+   */
+  ref?: string;
+  /**
+   * Folder inside the repository.
+   */
+  path?: string;
+}
+
+/**
+ * How to tell the app is up: an HTTP path, or a TCP connect when no path is given.
+ */
+export interface HealthCheck {
+  path?: string;
+  timeoutSeconds?: number;
+}

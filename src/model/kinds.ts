@@ -1,0 +1,96 @@
+/**
+ * @module The cairn.dev/v1 kinds: their names, the order they are created in, the fields that
+ * reference other resources, the fields whose change forces a replacement, and the status
+ * values each kind's `status.phase` takes (API.md's "Status values").
+ */
+import type { AppSpec, DatabaseSpec, ProviderSpec, ServerSpec } from './generated/kinds.js';
+
+export const API_VERSION = 'cairn.dev/v1';
+
+/** Creation order: a kind may only reference kinds before it. Deletes run in reverse. */
+export const KINDS = ['Provider', 'Server', 'Database', 'App'] as const;
+export type Kind = (typeof KINDS)[number];
+
+export interface SpecByKind {
+  Provider: ProviderSpec;
+  Server: ServerSpec;
+  Database: DatabaseSpec;
+  App: AppSpec;
+}
+
+export function isKind(value: unknown): value is Kind {
+  return typeof value === 'string' && (KINDS as readonly string[]).includes(value);
+}
+
+/** The rank of a kind in creation order (Provider 0 … App 3). */
+export function kindRank(kind: Kind): number {
+  return KINDS.indexOf(kind);
+}
+
+/** A spec field that names another resource of the same namespace. */
+export interface ReferenceField {
+  /** JSON pointer inside the manifest, e.g. `/spec/server`. An array field yields one reference per item. */
+  pointer: string;
+  field: string;
+  target: Kind;
+}
+
+export const REFERENCE_FIELDS: Record<Kind, readonly ReferenceField[]> = {
+  Provider: [],
+  Server: [{ pointer: '/spec/provider', field: 'provider', target: 'Provider' }],
+  Database: [{ pointer: '/spec/server', field: 'server', target: 'Server' }],
+  App: [
+    { pointer: '/spec/server', field: 'server', target: 'Server' },
+    { pointer: '/spec/databases', field: 'databases', target: 'Database' },
+  ],
+};
+
+/** Top-level spec fields whose change cannot be made in place: the resource is replaced. */
+export const REPLACEMENT_FIELDS: Record<Kind, readonly string[]> = {
+  Provider: ['vendor'],
+  Server: ['provider', 'region', 'image'],
+  Database: ['type', 'server'],
+  App: ['server'],
+};
+
+/** Spec paths (dotted, `*` for any key) whose values are secret and masked in plans and logs. */
+export const SENSITIVE_PATHS: Record<Kind, readonly string[]> = {
+  Provider: [],
+  Server: [],
+  Database: [],
+  App: ['env.*'],
+};
+
+/** Plural resource names, as used by `cairn get` and the Kubernetes-style API. */
+export const PLURALS: Record<Kind, string> = {
+  Provider: 'providers',
+  Server: 'servers',
+  Database: 'databases',
+  App: 'apps',
+};
+
+/** Resolves what a user typed for a kind (`server`, `servers`, `Server`, `db`) to the kind. */
+export function parseKindName(text: string): Kind | undefined {
+  const lower = text.toLowerCase();
+  const aliases: Record<string, Kind> = { db: 'Database', dbs: 'Database', svr: 'Server' };
+  if (aliases[lower]) return aliases[lower];
+  return KINDS.find((k) => k.toLowerCase() === lower || PLURALS[k] === lower);
+}
+
+/** API.md's status values, the only values `status.phase` takes for each kind. */
+export const PHASES = {
+  Provider: ['untested', 'valid', 'invalid'],
+  Server: ['pending', 'provisioning', 'running', 'stopping', 'stopped', 'starting', 'rebooting', 'deleting', 'error'],
+  Database: ['pending', 'creating', 'available', 'backing_up', 'restoring', 'deleting', 'error'],
+  App: ['pending', 'deploying', 'running', 'stopping', 'stopped', 'failed', 'deleting'],
+} as const satisfies Record<Kind, readonly string[]>;
+
+export type Phase<K extends Kind = Kind> = (typeof PHASES)[K][number];
+
+/** The phases in which a resource of a kind has converged and is usable. */
+export const READY_PHASES: Record<Kind, readonly string[]> = {
+  Provider: ['valid'],
+  Server: ['running', 'stopped'],
+  Database: ['available'],
+  App: ['running', 'stopped'],
+};

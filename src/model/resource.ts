@@ -1,0 +1,90 @@
+/**
+ * @module The shape of a resource: a manifest (desired state as the user wrote it), its status
+ * (recorded state, written only by the reconciler), and the stored record that joins both with
+ * cairn's bookkeeping (uid, generation, resourceVersion, owning source).
+ */
+import type { ObjectMeta } from './generated/kinds.js';
+import type { Kind, SpecByKind } from './kinds.js';
+
+export type { ObjectMeta };
+
+/** Desired state as written in YAML, posted to the API, or applied as a custom resource. */
+export interface Manifest<K extends Kind = Kind> {
+  apiVersion: 'cairn.dev/v1';
+  kind: K;
+  metadata: ObjectMeta;
+  spec: SpecByKind[K];
+}
+
+/** Any kind's manifest, discriminated by `kind`. */
+export type AnyManifest = { [K in Kind]: Manifest<K> }[Kind];
+
+export type ConditionType = 'Ready' | 'Synced';
+export type ConditionStatus = 'True' | 'False' | 'Unknown';
+
+export interface Condition {
+  type: ConditionType;
+  status: ConditionStatus;
+  /** CamelCase machine-readable reason, e.g. `Available`, `WaitingForDependency`, `ProviderError`. */
+  reason: string;
+  message: string;
+  /** RFC 3339 UTC. */
+  lastTransitionTime: string;
+  observedGeneration: number;
+}
+
+/** Recorded state. Written only by the reconciler. */
+export interface ResourceStatus {
+  phase: string;
+  conditions: Condition[];
+  observedGeneration: number;
+  /** The vendor's id of the thing this resource stands for, once known. */
+  externalId?: string | null;
+  /** Addresses: ipv4/ipv6 for servers, host/port for databases, url for apps. */
+  endpoints?: Record<string, string | number | null>;
+  /** The spec the world was last converged to (what `update`/`replace` diffs against). */
+  appliedSpec?: Record<string, unknown> | null;
+  /** Which incarnation's idempotency key the next create uses; bumped on each replacement. */
+  incarnation?: number;
+  /** Extra, kind-specific facts shown to users (power state, engine version, ...). */
+  details?: Record<string, unknown>;
+}
+
+/** Who may change a resource: `api`, `git:<source id>`, `kubernetes`, or `cli`. */
+export type SourceOwner = string;
+
+/** A resource as the store holds it. */
+export interface StoredResource<K extends Kind = Kind> {
+  uid: string;
+  tenant: string;
+  kind: K;
+  namespace: string;
+  name: string;
+  labels: Record<string, string>;
+  annotations: Record<string, string>;
+  spec: SpecByKind[K];
+  generation: number;
+  resourceVersion: number;
+  source: SourceOwner;
+  createdAt: string;
+  updatedAt: string;
+  /** Set when deletion was requested; the row goes once the vendor's resource is gone. */
+  deletionTimestamp: string | null;
+  status: ResourceStatus;
+}
+
+export type AnyStoredResource = { [K in Kind]: StoredResource<K> }[Kind];
+
+/** `Kind/namespace/name`, the identity of a resource within a tenant. */
+export function resourceKey(r: { kind: Kind; namespace?: string; name: string }): string {
+  return `${r.kind}/${r.namespace ?? 'default'}/${r.name}`;
+}
+
+/** `Kind/name` in the default namespace, `Kind/namespace/name` elsewhere: how messages name a resource. */
+export function displayName(r: { kind: Kind; namespace?: string; name: string }): string {
+  const ns = r.namespace ?? 'default';
+  return ns === 'default' ? `${r.kind}/${r.name}` : `${r.kind}/${ns}/${r.name}`;
+}
+
+export const DEFAULT_NAMESPACE = 'default';
+export const DEFAULT_TENANT = 'default';
