@@ -26,7 +26,7 @@ export class VendorUnavailableError extends Error {
 
 /** The vendor refused the request as it stands (4xx other than 429): retrying cannot help. */
 export class VendorRejectedError extends Error {
-  override readonly name = 'VendorRejectedError';
+  override readonly name: string = 'VendorRejectedError';
   readonly status: number | undefined;
   /** The spec field the vendor objected to, when known, e.g. `region`. */
   readonly field: string | undefined;
