@@ -88,3 +88,15 @@ export function displayName(r: { kind: Kind; namespace?: string; name: string })
 
 export const DEFAULT_NAMESPACE = 'default';
 export const DEFAULT_TENANT = 'default';
+
+/** What names one stored resource: enough for events, messages and lookups. */
+export interface ResourceIdentity {
+  uid: string;
+  tenant: string;
+  kind: Kind;
+  namespace: string;
+  name: string;
+}
+
+/** A stored resource of any of the kinds in K (distributes over a union of kinds). */
+export type StoredResourceOf<K extends Kind> = { [P in K]: StoredResource<P> }[K];

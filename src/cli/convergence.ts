@@ -1,0 +1,120 @@
+/**
+ * @module Following resources until they converge: Ready at their generation, failed (their
+ * kind's failure phase), blocked by a failed dependency, or — for deletions — gone. Prints one
+ * line per change of phase or condition, so `apply` shows live progress per resource.
+ */
+import type { Kind } from '../model/kinds.js';
+import { referencesOf } from '../model/references.js';
+import { displayName, type AnyStoredResource } from '../model/resource.js';
+import { REASON_WAITING_FOR_DEPENDENCY } from '../reconcile/dependencies.js';
+import { FAILED_PHASE } from '../reconcile/reconcile-resource.js';
+import { isReadyAt } from '../reconcile/status-draft.js';
+import type { Store } from '../store/store.js';
+
+export interface ConvergenceTarget {
+  uid: string;
+  tenant: string;
+  kind: Kind;
+  namespace: string;
+  name: string;
+  /** Waiting for it to be gone rather than Ready. */
+  deleting: boolean;
+}
+
+export type TargetState = 'ready' | 'failed' | 'blocked' | 'gone' | 'working';
+
+export interface ConvergenceReport {
+  ok: boolean;
+  timedOut: boolean;
+  states: Map<string, { target: ConvergenceTarget; state: TargetState; detail: string }>;
+}
+
+export interface FollowOptions {
+  timeoutMs: number;
+  intervalMs?: number;
+  write: (line: string) => void;
+  /** Called on each round, e.g. to let an in-process controller read the feed. */
+  onTick?: () => void;
+  /** Stop following (e.g. the process is shutting down); the report then says timed out. */
+  cancelled?: () => boolean;
+}
+
+function failed(r: AnyStoredResource): boolean {
+  return r.status.phase === FAILED_PHASE[r.kind] && r.status.observedGeneration >= r.generation && r.deletionTimestamp === null;
+}
+
+function describe(r: AnyStoredResource): string {
+  const ready = r.status.conditions.find((c) => c.type === 'Ready');
+  if (r.deletionTimestamp === null && (ready === undefined || ready.observedGeneration < r.generation) && r.status.observedGeneration < r.generation && r.generation > 1) {
+    return `${r.status.phase}: applying generation ${r.generation}`;
+  }
+  const synced = r.status.conditions.find((c) => c.type === 'Synced');
+  const problem = synced?.status === 'False' ? synced.message : '';
+  const message = problem || ready?.message || '';
+  return message ? `${r.status.phase}: ${message}` : r.status.phase;
+}
+
+/** The state of each target now. */
+export function assess(store: Store, targets: readonly ConvergenceTarget[]): ConvergenceReport['states'] {
+  const states: ConvergenceReport['states'] = new Map();
+  const current = new Map(targets.map((t) => [t.uid, store.resources.get(t.uid)]));
+  const isFailed = (r: AnyStoredResource | undefined): boolean => r !== undefined && failed(r);
+  for (const target of targets) {
+    const r = current.get(target.uid);
+    if (!r) {
+      states.set(target.uid, { target, state: target.deleting ? 'gone' : 'failed', detail: target.deleting ? 'deleted' : 'no longer exists' });
+      continue;
+    }
+    const detail = describe(r);
+    if (target.deleting) {
+      states.set(target.uid, { target, state: 'working', detail });
+    } else if (isReadyAt(r.status, r.generation)) {
+      states.set(target.uid, { target, state: 'ready', detail });
+    } else if (isFailed(r)) {
+      states.set(target.uid, { target, state: 'failed', detail });
+    } else {
+      const waiting = r.status.conditions.find((c) => c.type === 'Ready')?.reason === REASON_WAITING_FOR_DEPENDENCY;
+      const blocker = waiting ? failedDependency(store, r, new Set()) : undefined;
+      states.set(target.uid, blocker ? { target, state: 'blocked', detail: `blocked: ${blocker} failed` } : { target, state: 'working', detail });
+    }
+  }
+  return states;
+}
+
+/** A dependency (direct or transitive) that has failed, named for messages. */
+function failedDependency(store: Store, r: AnyStoredResource, visited: Set<string>): string | undefined {
+  if (visited.has(r.uid)) return undefined;
+  visited.add(r.uid);
+  for (const ref of referencesOf(r.kind, r.spec)) {
+    const dep = store.resources.find(r.tenant, { kind: ref.target, namespace: r.namespace, name: ref.name });
+    if (!dep) continue;
+    if (failed(dep)) return displayName(dep);
+    const deeper = failedDependency(store, dep, visited);
+    if (deeper) return deeper;
+  }
+  return undefined;
+}
+
+/** Polls until every target is settled or the timeout passes, printing changes as they happen. */
+export async function followConvergence(store: Store, targets: readonly ConvergenceTarget[], options: FollowOptions): Promise<ConvergenceReport> {
+  const deadline = Date.now() + options.timeoutMs;
+  const printed = new Map<string, string>();
+  for (;;) {
+    if (options.cancelled?.()) return { ok: false, timedOut: true, states: new Map() };
+    options.onTick?.();
+    const states = assess(store, targets);
+    for (const { target, state, detail } of states.values()) {
+      const line = `${displayName(target)}: ${state === 'gone' ? 'deleted' : detail}`;
+      if (printed.get(target.uid) !== line) {
+        printed.set(target.uid, line);
+        options.write(line);
+      }
+    }
+    const settled = [...states.values()].every((s) => s.state !== 'working');
+    if (settled || Date.now() >= deadline) {
+      const ok = settled && [...states.values()].every((s) => s.state === 'ready' || s.state === 'gone');
+      return { ok, timedOut: !settled, states };
+    }
+    await new Promise((resolve) => setTimeout(resolve, options.intervalMs ?? 200));
+  }
+}

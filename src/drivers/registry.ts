@@ -1,0 +1,17 @@
+/**
+ * @module The vendors cairn can drive, by id. A Provider's `spec.vendor` is looked up here.
+ */
+import type { Vendor } from './contract.js';
+import { UnsupportedError } from './errors.js';
+import { sandboxVendor } from './sandbox/index.js';
+
+export const vendors: Map<string, Vendor> = new Map<string, Vendor>([[sandboxVendor.id, sandboxVendor]]);
+
+/** The vendor with this id; throws an UnsupportedError listing the supported ones otherwise. */
+export function getVendor(id: string): Vendor {
+  const vendor = vendors.get(id);
+  if (!vendor) {
+    throw new UnsupportedError(`unknown vendor "${id}": supported vendors are ${[...vendors.keys()].sort().join(', ')}`);
+  }
+  return vendor;
+}

@@ -1,0 +1,125 @@
+/**
+ * @module A small JSON client for the sandbox vendor's API over global fetch: bearer token,
+ * per-request timeout, and one mapping from what went wrong to cairn's vendor errors —
+ * 429 → VendorUnavailableError with retryAfterMs; 5xx, network errors and timeouts →
+ * VendorUnavailableError; 401/403 → VendorAuthError; other 4xx → VendorRejectedError with the
+ * vendor's message and the field it named. Every message says what was being done.
+ */
+import { VendorAuthError, VendorRejectedError, VendorUnavailableError } from '../errors.js';
+
+export interface SandboxHttpClientOptions {
+  /** e.g. http://127.0.0.1:9100 */
+  baseUrl: string;
+  token: string;
+  requestTimeoutMs: number;
+  /** Prefix of every error message (default `sandbox`). */
+  label?: string;
+}
+
+export interface HttpCall {
+  method: 'GET' | 'POST' | 'PATCH' | 'DELETE';
+  path: string;
+  body?: unknown;
+  /** What is being done, for error messages: `create server "web-1"`. */
+  doing: string;
+  /** Non-2xx statuses returned to the caller instead of thrown (e.g. 404 for observe/delete). */
+  accept?: readonly number[];
+}
+
+export interface HttpAnswer {
+  status: number;
+  /** Parsed JSON, or undefined for an empty body. */
+  body: unknown;
+}
+
+/** `Retry-After` as milliseconds: delay-seconds or an HTTP date. */
+export function parseRetryAfter(value: string | null, nowMs = Date.now()): number | undefined {
+  if (value === null || value.trim() === '') return undefined;
+  if (/^\d+$/.test(value.trim())) return Number(value.trim()) * 1000;
+  const at = Date.parse(value);
+  return Number.isNaN(at) ? undefined : Math.max(0, at - nowMs);
+}
+
+function describeCause(error: unknown): string {
+  if (!(error instanceof Error)) return String(error);
+  const cause = error.cause;
+  if (cause instanceof Error) {
+    const code = (cause as NodeJS.ErrnoException).code;
+    return code ? `${error.message} (${code}: ${cause.message})` : `${error.message} (${cause.message})`;
+  }
+  return error.message;
+}
+
+function vendorMessage(body: unknown, fallback: string): { message: string; field?: string } {
+  if (typeof body === 'object' && body !== null) {
+    const record = body as Record<string, unknown>;
+    const message = typeof record['message'] === 'string' ? record['message'] : fallback;
+    return typeof record['field'] === 'string' ? { message, field: record['field'] } : { message };
+  }
+  return { message: typeof body === 'string' && body !== '' ? body.slice(0, 300) : fallback };
+}
+
+export class SandboxHttpClient {
+  private readonly baseUrl: string;
+  private readonly label: string;
+
+  constructor(private readonly options: SandboxHttpClientOptions) {
+    this.baseUrl = options.baseUrl.replace(/\/+$/, '');
+    this.label = options.label ?? 'sandbox';
+  }
+
+  /** Sends one request; any non-2xx status not in `accept` is thrown as a vendor error. */
+  async call(call: HttpCall): Promise<HttpAnswer> {
+    const url = `${this.baseUrl}${call.path}`;
+    const where = `${this.label}: ${call.doing}`;
+    let response: Response;
+    let text: string;
+    try {
+      response = await fetch(url, {
+        method: call.method,
+        headers: {
+          authorization: `Bearer ${this.options.token}`,
+          accept: 'application/json',
+          ...(call.body === undefined ? {} : { 'content-type': 'application/json' }),
+        },
+        body: call.body === undefined ? undefined : JSON.stringify(call.body),
+        signal: AbortSignal.timeout(this.options.requestTimeoutMs),
+      });
+      text = await response.text();
+    } catch (error) {
+      if (error instanceof Error && (error.name === 'TimeoutError' || error.name === 'AbortError')) {
+        throw new VendorUnavailableError(`${where}: no answer from ${this.baseUrl} within ${this.options.requestTimeoutMs} ms`, { cause: error });
+      }
+      throw new VendorUnavailableError(`${where}: request to ${this.baseUrl} failed: ${describeCause(error)}`, { cause: error });
+    }
+    const body = this.parseBody(text, response.status, where);
+    if ((response.status >= 200 && response.status < 300) || call.accept?.includes(response.status)) {
+      return { status: response.status, body };
+    }
+    throw this.toError(response, body, where);
+  }
+
+  private parseBody(text: string, status: number, where: string): unknown {
+    if (text === '') return undefined;
+    try {
+      return JSON.parse(text) as unknown;
+    } catch (error) {
+      if (status >= 200 && status < 300) {
+        throw new VendorUnavailableError(`${where}: ${status} answer is not JSON: ${text.slice(0, 200)}`, { status, cause: error });
+      }
+      return text;
+    }
+  }
+
+  private toError(response: Response, body: unknown, where: string): Error {
+    const status = response.status;
+    const { message, field } = vendorMessage(body, response.statusText || 'no message');
+    const text = `${where}: ${status} ${message}`;
+    if (status === 429) {
+      return new VendorUnavailableError(text, { status, retryAfterMs: parseRetryAfter(response.headers.get('retry-after')) });
+    }
+    if (status >= 500 || status === 408) return new VendorUnavailableError(text, { status });
+    if (status === 401 || status === 403) return new VendorAuthError(text, { status });
+    return new VendorRejectedError(text, { status, field });
+  }
+}

@@ -1,0 +1,94 @@
+/**
+ * @module Loads a set of manifests that belong together — the files and directories of one
+ * command line, or YAML posted to the API — and checks them as a set: each document against its
+ * schema, then names and references across all of them. All or nothing: any error means no
+ * manifests are returned, so half a set is never applied.
+ */
+import { resourceKey } from './resource.js';
+import { isKind } from './kinds.js';
+import { compareErrorPositions, formatManifestError, wholeFileError, type ManifestError } from './manifest-error.js';
+import { expandManifestPaths, readManifestFile, readStdinText, type ManifestSource } from './manifest-files.js';
+import { DEFAULT_MANIFEST_LIMITS, formatByteSize, type ManifestLimits } from './manifest-limits.js';
+import { parseManifestText, type LocatedManifest } from './manifest-parser.js';
+import { checkDuplicateNames, checkReferences, type KnownResource } from './manifest-references.js';
+
+export type { ManifestSource } from './manifest-files.js';
+
+export interface LoadOptions {
+  limits?: ManifestLimits;
+  /** Resources that exist besides the loaded ones (e.g. already stored); references to them are accepted. */
+  known?: KnownResource;
+  /** Reads stdin for the path `-`; by default process.stdin, up to the file size limit. */
+  readStdin?: () => Promise<string | undefined>;
+}
+
+/** The manifests of a set when all of it is valid; otherwise every error and no manifests. */
+export interface LoadResult {
+  manifests: LocatedManifest[];
+  errors: ManifestError[];
+}
+
+/** Sorts errors by the order their files were given in, then top to bottom within a file. */
+function sortErrors(errors: ManifestError[], fileOrder: readonly string[]): ManifestError[] {
+  const rank = new Map<string, number>();
+  fileOrder.forEach((file, index) => {
+    if (!rank.has(file)) rank.set(file, index);
+  });
+  const rankOf = (file: string): number => rank.get(file) ?? fileOrder.length;
+  return errors.sort((a, b) => rankOf(a.file) - rankOf(b.file) || compareErrorPositions(a, b));
+}
+
+/**
+ * Checks YAML texts as one set. References may point at manifests of any of the texts, at
+ * `options.known` resources, or at documents that are themselves broken (already reported, so
+ * not reported again as missing).
+ */
+export function loadManifestSources(sources: readonly ManifestSource[], options: LoadOptions = {}): LoadResult {
+  const limits = options.limits ?? DEFAULT_MANIFEST_LIMITS;
+  const manifests: LocatedManifest[] = [];
+  const errors: ManifestError[] = [];
+  for (const source of sources) {
+    const parsed = parseManifestText(source.text, source.file, limits);
+    manifests.push(...parsed.manifests);
+    errors.push(...parsed.errors);
+  }
+  const broken = new Set(
+    errors.flatMap((e) => (isKind(e.kind) && e.name !== undefined ? [resourceKey({ kind: e.kind, namespace: e.namespace, name: e.name })] : [])),
+  );
+  const known: KnownResource = (kind, namespace, name) =>
+    broken.has(resourceKey({ kind, namespace, name })) || (options.known?.(kind, namespace, name) ?? false);
+  errors.push(...checkDuplicateNames(manifests), ...checkReferences(manifests, known));
+  if (errors.length === 0) return { manifests, errors: [] };
+  return { manifests: [], errors: sortErrors(errors, sources.map((s) => s.file)) };
+}
+
+/**
+ * Loads files, directories (recursively, *.yaml and *.yml) and `-` (stdin) as one set. A path
+ * that does not exist, or a directory without manifests, is an error.
+ */
+export async function loadManifestPaths(paths: readonly string[], options: LoadOptions = {}): Promise<LoadResult> {
+  const limits = options.limits ?? DEFAULT_MANIFEST_LIMITS;
+  const expanded = await expandManifestPaths(paths);
+  const readStdin = options.readStdin ?? ((): Promise<string | undefined> => readStdinText(limits.maxFileBytes));
+  const sources: ManifestSource[] = [];
+  const errors = [...expanded.errors];
+  for (const file of expanded.files) {
+    if (file === '-') {
+      const text = await readStdin();
+      if (text === undefined) errors.push(wholeFileError(file, `input is larger than the limit of ${formatByteSize(limits.maxFileBytes)}`));
+      else sources.push({ file, text });
+      continue;
+    }
+    const read = await readManifestFile(file, limits.maxFileBytes);
+    if ('text' in read) sources.push(read);
+    else errors.push(read);
+  }
+  const loaded = loadManifestSources(sources, options);
+  if (errors.length === 0) return loaded;
+  return { manifests: [], errors: sortErrors([...errors, ...loaded.errors], [...paths, ...expanded.files]) };
+}
+
+/** The errors of a load as lines, in order, ready to print. */
+export function formatLoadErrors(result: LoadResult): string[] {
+  return result.errors.map(formatManifestError);
+}

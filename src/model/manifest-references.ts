@@ -1,0 +1,82 @@
+/**
+ * @module Checks that hold across a set of manifests rather than within one: no two resources of
+ * a kind share a name in a namespace, and every reference (a server's provider, an app's
+ * databases, …) names a resource that exists.
+ */
+import type { Kind } from './kinds.js';
+import type { ManifestError } from './manifest-error.js';
+import type { LocatedManifest } from './manifest-parser.js';
+import { referencesOf } from './references.js';
+import { DEFAULT_NAMESPACE, resourceKey } from './resource.js';
+
+/** Whether a resource exists outside the manifests being checked (e.g. already stored). */
+export type KnownResource = (kind: Kind, namespace: string, name: string) => boolean;
+
+function namespaceOf(located: LocatedManifest): string {
+  return located.manifest.metadata.namespace ?? DEFAULT_NAMESPACE;
+}
+
+function keyOf(located: LocatedManifest): string {
+  return resourceKey({ kind: located.manifest.kind, namespace: namespaceOf(located), name: located.manifest.metadata.name });
+}
+
+/** The error fields that name the manifest an error is about. */
+function subjectOf(located: LocatedManifest): Pick<ManifestError, 'file' | 'document' | 'kind' | 'name' | 'namespace'> {
+  const namespace = namespaceOf(located);
+  return {
+    file: located.file,
+    document: located.document,
+    kind: located.manifest.kind,
+    name: located.manifest.metadata.name,
+    ...(namespace === DEFAULT_NAMESPACE ? {} : { namespace }),
+  };
+}
+
+/** A second (third, …) manifest of the same kind, namespace and name, naming where the first is. */
+export function checkDuplicateNames(manifests: readonly LocatedManifest[]): ManifestError[] {
+  const first = new Map<string, LocatedManifest>();
+  const errors: ManifestError[] = [];
+  for (const located of manifests) {
+    const key = keyOf(located);
+    const original = first.get(key);
+    if (original === undefined) {
+      first.set(key, located);
+      continue;
+    }
+    const { kind, metadata } = located.manifest;
+    errors.push({
+      ...subjectOf(located),
+      line: located.line,
+      column: located.column,
+      pointer: '',
+      message: `duplicate ${kind} ${JSON.stringify(metadata.name)} in namespace ${namespaceOf(located)} (first defined at ${original.file}:${original.line}:${original.column})`,
+    });
+  }
+  return errors;
+}
+
+/**
+ * References to resources that are neither among `manifests` nor `known` (by default only the
+ * manifests count), each reported at the referring field: `spec.databases[0]: Database "shop-db"
+ * does not exist in namespace default`.
+ */
+export function checkReferences(manifests: readonly LocatedManifest[], known?: KnownResource): ManifestError[] {
+  const loaded = new Set(manifests.map(keyOf));
+  const errors: ManifestError[] = [];
+  for (const located of manifests) {
+    const namespace = namespaceOf(located);
+    for (const reference of referencesOf(located.manifest.kind, located.manifest.spec)) {
+      const exists =
+        loaded.has(resourceKey({ kind: reference.target, namespace, name: reference.name })) ||
+        (known?.(reference.target, namespace, reference.name) ?? false);
+      if (exists) continue;
+      errors.push({
+        ...subjectOf(located),
+        ...located.locate(reference.pointer),
+        pointer: reference.pointer,
+        message: `${reference.target} ${JSON.stringify(reference.name)} does not exist in namespace ${namespace}`,
+      });
+    }
+  }
+  return errors;
+}

@@ -1,0 +1,73 @@
+/**
+ * @module A plan as JSON in API.md's shape (snake_case, `format_version`), for `cairn plan -o json`
+ * and the REST API's dry run. Absent values become null; sensitive ones stay masked.
+ */
+import type { FieldDiff, Plan, PlanAction, PlannedChange, PlanSummary } from './plan.js';
+import { SENSITIVE_MASK } from './plan-diff.js';
+import type { Kind } from './kinds.js';
+
+export interface FieldDiffApiJson {
+  path: string;
+  before: unknown;
+  after: unknown;
+  forces_replacement: boolean;
+  sensitive: boolean;
+}
+
+export interface PlannedChangeApiJson {
+  action: PlanAction;
+  kind: Kind;
+  namespace: string;
+  name: string;
+  uid?: string;
+  diff: FieldDiffApiJson[];
+  replacement_reasons: string[];
+}
+
+export interface PlanApiJson {
+  format_version: '1.0';
+  changes: PlannedChangeApiJson[];
+  summary: PlanSummary;
+}
+
+/** The plan as the API returns it; keys in a fixed order so the JSON text is stable. */
+export function planToApiJson(plan: Plan): PlanApiJson {
+  const { create, update, replace, delete: deletes, noop } = plan.summary;
+  return {
+    format_version: plan.formatVersion,
+    changes: plan.changes.map(changeToApiJson),
+    summary: { create, update, replace, delete: deletes, noop },
+  };
+}
+
+/** The plan as indented JSON text, ending with a newline. */
+export function renderPlanJson(plan: Plan): string {
+  return `${JSON.stringify(planToApiJson(plan), null, 2)}\n`;
+}
+
+function changeToApiJson(change: PlannedChange): PlannedChangeApiJson {
+  return {
+    action: change.action,
+    kind: change.kind,
+    namespace: change.namespace,
+    name: change.name,
+    ...(change.uid === undefined ? {} : { uid: change.uid }),
+    diff: change.diff.map(diffToApiJson),
+    replacement_reasons: [...change.replacementReasons],
+  };
+}
+
+function diffToApiJson(diff: FieldDiff): FieldDiffApiJson {
+  return {
+    path: diff.path,
+    before: jsonValue(diff.before, diff.sensitive),
+    after: jsonValue(diff.after, diff.sensitive),
+    forces_replacement: diff.forcesReplacement,
+    sensitive: diff.sensitive,
+  };
+}
+
+function jsonValue(value: unknown, sensitive: boolean): unknown {
+  if (value === undefined) return null;
+  return sensitive ? SENSITIVE_MASK : value;
+}

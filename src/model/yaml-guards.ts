@@ -1,0 +1,100 @@
+/**
+ * @module Cheap checks that keep hostile or runaway YAML from costing much: a linear pre-scan of
+ * the raw text (document count, flow nesting depth) before the parser runs, and a linear
+ * duplicate-key check on the parsed tree (yaml's own `uniqueKeys` is quadratic in map size).
+ */
+import { isMap, isScalar, isSeq, isPair, type Document, type Node } from 'yaml';
+
+export interface YamlTextScan {
+  /** Lines that start a document with `---`; a file holds at most this many plus one documents. */
+  documentMarkers: number;
+  /** The deepest nesting of flow collections (`[`/`{`) outside quotes and comments. */
+  maxFlowDepth: number;
+}
+
+const NEWLINE = 10;
+const HASH = 35;
+const BACKSLASH = 92;
+const DOUBLE_QUOTE = 34;
+const SINGLE_QUOTE = 39;
+
+function isBlank(code: number): boolean {
+  return code === 32 || code === 9 || code === 13 || code === NEWLINE || Number.isNaN(code);
+}
+
+/** Characters after which a quote opens a quoted scalar (rather than being part of a word like don't). */
+function opensQuote(previous: number): boolean {
+  return isBlank(previous) || previous === 91 || previous === 123 || previous === 44 || previous === 58 || previous === 45;
+}
+
+/**
+ * One pass over the text. Approximate by design — block scalars are read as plain text — but it
+ * never counts brackets inside quotes or comments, so a real manifest cannot trip its limits.
+ */
+export function scanYamlText(text: string): YamlTextScan {
+  let documentMarkers = 0;
+  let depth = 0;
+  let maxFlowDepth = 0;
+  let quote = 0;
+  let inComment = false;
+  let previous = NEWLINE;
+  for (let i = 0; i < text.length; i++) {
+    const code = text.charCodeAt(i);
+    if (code === NEWLINE) {
+      inComment = false;
+      previous = code;
+      continue;
+    }
+    if (previous === NEWLINE && code === 45 && text.startsWith('---', i) && isBlank(text.charCodeAt(i + 3))) {
+      documentMarkers++;
+      depth = 0;
+      quote = 0;
+    }
+    if (inComment) continue;
+    if (quote !== 0) {
+      if (quote === DOUBLE_QUOTE && code === BACKSLASH) i++;
+      else if (code === quote) quote = 0;
+    } else if (code === HASH && isBlank(previous)) {
+      inComment = true;
+    } else if ((code === DOUBLE_QUOTE || code === SINGLE_QUOTE) && opensQuote(previous)) {
+      quote = code;
+    } else if (code === 91 || code === 123) {
+      depth++;
+      if (depth > maxFlowDepth) maxFlowDepth = depth;
+    } else if ((code === 93 || code === 125) && depth > 0) {
+      depth--;
+    }
+    previous = code;
+  }
+  return { documentMarkers, maxFlowDepth };
+}
+
+/** A key that appears a second time in the same mapping; `offset` is where the repeat starts. */
+export interface DuplicateKey {
+  key: string;
+  offset: number;
+}
+
+/** Every repeated key of every mapping in the document, in one walk (aliases are not followed). */
+export function findDuplicateKeys(doc: Document): DuplicateKey[] {
+  const duplicates: DuplicateKey[] = [];
+  const pending: unknown[] = [doc.contents];
+  while (pending.length > 0) {
+    const node = pending.pop();
+    if (isMap(node)) {
+      const seen = new Set<string>();
+      for (const pair of node.items) {
+        const key = pair.key as Node | null;
+        if (isScalar(key)) {
+          const text = String(key.value);
+          if (seen.has(text)) duplicates.push({ key: text, offset: key.range?.[0] ?? 0 });
+          seen.add(text);
+        }
+        pending.push(pair.key, pair.value);
+      }
+    } else if (isSeq(node)) {
+      for (const item of node.items) pending.push(isPair(item) ? item.value : item);
+    }
+  }
+  return duplicates.sort((a, b) => a.offset - b.offset);
+}

@@ -1,0 +1,203 @@
+/**
+ * @module The reconcile loop: holds the data dir's lease, follows the store's change feed,
+ * queues resources whose desired state changed, and runs reconciles on a pool of workers with
+ * caps per kind and per provider. Failures are retried with per-item backoff; converged
+ * resources are looked at again on a jittered resync interval (drift checks).
+ */
+import { randomUUID } from 'node:crypto';
+import { hostname } from 'node:os';
+import type { Kind } from '../model/kinds.js';
+import type { AnyStoredResource } from '../model/resource.js';
+import type { Store } from '../store/store.js';
+import type { LeaseHolder } from '../store/lease.js';
+import type { ReconcileContext } from './context.js';
+import { DriverPool } from './driver-pool.js';
+import { defaultControllerRateLimiter } from './rate-limiter.js';
+import { reconcileResource, type ReconcileOutcome } from './reconcile-resource.js';
+import { KeyedSemaphores } from './semaphore.js';
+import { WorkQueue } from './work-queue.js';
+
+export const LEASE_NAME = 'reconciler';
+
+export interface ControllerOptions {
+  dataDir: string;
+  /** Reconciles running at once, in all. */
+  workers?: number;
+  perKind?: number;
+  perProvider?: number;
+  pollMs?: number;
+  resyncMs?: Partial<Record<Kind, number>>;
+  requestTimeoutMs?: number;
+  leaseTtlMs?: number;
+  /** How often the change feed is read. */
+  feedIntervalMs?: number;
+  /** Told about each reconcile (for metrics and logs). */
+  onReconciled?: (resource: AnyStoredResource, outcome: ReconcileOutcome, durationMs: number) => void;
+  /** Told when the lease is lost to another process: reconciling has stopped. */
+  onLeaseLost?: () => void;
+}
+
+export class LeaseHeldError extends Error {
+  override readonly name = 'LeaseHeldError';
+  constructor(readonly holder: LeaseHolder) {
+    super(`another cairn process (pid ${holder.pid} on ${holder.host}, since ${holder.acquiredAt}) is reconciling this data dir`);
+  }
+}
+
+const DEFAULT_RESYNC_MS = 10 * 60_000;
+
+export class Controller {
+  readonly holderId = `${hostname()}:${process.pid}:${randomUUID()}`;
+  private readonly queue = new WorkQueue<string>(defaultControllerRateLimiter<string>());
+  private readonly drivers: DriverPool;
+  private readonly perKind: KeyedSemaphores;
+  private readonly perProvider: KeyedSemaphores;
+  private readonly seen = new Map<string, { generation: number; deleting: boolean }>();
+  private readonly context: ReconcileContext;
+  private readonly workerLoops: Promise<void>[] = [];
+  private revision = 0;
+  private feedTimer: NodeJS.Timeout | undefined;
+  private leaseTimer: NodeJS.Timeout | undefined;
+  private running = false;
+
+  constructor(private readonly store: Store, private readonly options: ControllerOptions) {
+    this.drivers = new DriverPool({ dataDir: options.dataDir, requestTimeoutMs: options.requestTimeoutMs ?? 10_000 });
+    this.perKind = new KeyedSemaphores(() => options.perKind ?? 64);
+    this.perProvider = new KeyedSemaphores(() => options.perProvider ?? 32);
+    const resync = options.resyncMs ?? {};
+    this.context = {
+      store,
+      drivers: this.drivers,
+      pollMs: options.pollMs ?? 1_000,
+      resyncMs: (kind) => (resync[kind] ?? DEFAULT_RESYNC_MS) * (0.9 + 0.2 * Math.random()),
+      record: (r, type, reason, message) =>
+        store.events.append({ tenant: r.tenant, uid: r.uid, kind: r.kind, namespace: r.namespace, name: r.name, type, reason, message }),
+      wake: (uid) => this.queue.add(uid),
+    };
+  }
+
+  /** Who holds the lease now, if anyone else does. */
+  static leaseHolder(store: Store): LeaseHolder | undefined {
+    return store.leases.current(LEASE_NAME);
+  }
+
+  /** Takes the lease (or throws LeaseHeldError) and starts reconciling everything in the store. */
+  start(): void {
+    const ttl = this.options.leaseTtlMs ?? 15_000;
+    const attempt = this.store.leases.tryAcquire(LEASE_NAME, this.holderId, ttl);
+    if (!attempt.acquired) throw new LeaseHeldError(attempt.heldBy);
+    this.running = true;
+    this.leaseTimer = setInterval(() => {
+      if (!this.store.leases.renew(LEASE_NAME, this.holderId, ttl)) {
+        void this.stop().then(() => this.options.onLeaseLost?.());
+      }
+    }, ttl / 3);
+    this.leaseTimer.unref();
+    this.readFeed();
+    this.feedTimer = setInterval(() => this.readFeed(), this.options.feedIntervalMs ?? 100);
+    this.feedTimer.unref();
+    const workers = this.options.workers ?? 64;
+    for (let i = 0; i < workers; i++) this.workerLoops.push(this.work());
+  }
+
+  /** Reads new writes now (a writer in this process can call it instead of waiting for the timer). */
+  readFeed(): void {
+    if (!this.running) return;
+    for (const r of this.store.resources.changedSince(this.revision)) {
+      this.revision = Math.max(this.revision, r.resourceVersion);
+      const last = this.seen.get(r.uid);
+      const deleting = r.deletionTimestamp !== null;
+      if (!last || last.generation !== r.generation || last.deleting !== deleting) {
+        this.seen.set(r.uid, { generation: r.generation, deleting });
+        this.queue.add(r.uid);
+      }
+    }
+  }
+
+  get queueDepth(): number {
+    return this.queue.length;
+  }
+
+  async stop(): Promise<void> {
+    if (!this.running) return;
+    this.running = false;
+    clearInterval(this.feedTimer);
+    clearInterval(this.leaseTimer);
+    this.queue.shutdown();
+    await Promise.all(this.workerLoops.splice(0));
+    await this.drivers.close();
+    this.store.leases.release(LEASE_NAME, this.holderId);
+  }
+
+  private async work(): Promise<void> {
+    for (;;) {
+      const uid = await this.queue.get();
+      if (uid === undefined) return;
+      try {
+        await this.process(uid);
+      } finally {
+        this.queue.done(uid);
+      }
+    }
+  }
+
+  private async process(uid: string): Promise<void> {
+    const resource = this.store.resources.get(uid);
+    if (!resource) {
+      this.queue.forget(uid);
+      this.seen.delete(uid);
+      return;
+    }
+    const kindSlot = this.perKind.get(resource.kind);
+    const providerSlot = this.perProvider.get(this.providerKey(resource));
+    await kindSlot.acquire();
+    await providerSlot.acquire();
+    const started = performance.now();
+    try {
+      if (!this.running) return;
+      const outcome = await reconcileResource(this.context, resource);
+      this.options.onReconciled?.(resource, outcome, performance.now() - started);
+      this.schedule(resource, outcome);
+    } finally {
+      providerSlot.release();
+      kindSlot.release();
+    }
+  }
+
+  private schedule(resource: AnyStoredResource, outcome: ReconcileOutcome): void {
+    const uid = resource.uid;
+    if (outcome.ok) {
+      this.queue.forget(uid);
+      if (outcome.becameReady) for (const user of this.store.resources.usersOf(resource)) this.queue.add(user.uid);
+      if (outcome.result.requeueAfterMs !== undefined) this.queue.addAfter(uid, outcome.result.requeueAfterMs);
+      return;
+    }
+    switch (outcome.failure.kind) {
+      case 'stall':
+        this.queue.forget(uid); // until its spec changes (the feed re-queues it then)
+        return;
+      case 'wait':
+        this.queue.forget(uid);
+        this.queue.addAfter(uid, outcome.failure.retryAfterMs);
+        return;
+      case 'retry':
+        this.queue.addRateLimited(uid, outcome.failure.retryAfterMs);
+    }
+  }
+
+  /** Reconciles towards one provider share its cap: servers by their provider, the rest by their server's. */
+  private providerKey(r: AnyStoredResource): string {
+    const scope = `${r.tenant}/${r.namespace}`;
+    switch (r.kind) {
+      case 'Provider':
+        return `${scope}/${r.name}`;
+      case 'Server':
+        return `${scope}/${r.spec.provider}`;
+      case 'Database':
+      case 'App': {
+        const server = this.store.resources.find(r.tenant, { kind: 'Server', namespace: r.namespace, name: r.spec.server });
+        return `${scope}/${server?.spec.provider ?? '?'}`;
+      }
+    }
+  }
+}

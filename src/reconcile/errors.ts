@@ -1,0 +1,60 @@
+/**
+ * @module The three kinds of reconcile failure (after Flux): a stall (the user must change
+ * something; not retried until the spec changes), a wait (retried after a known delay, e.g. for
+ * a dependency), and anything else (retried with per-item exponential backoff). Each carries a
+ * reason for the resource's conditions and events.
+ */
+import { UnsupportedError, VendorAuthError, VendorRejectedError, VendorUnavailableError } from '../drivers/errors.js';
+
+export class StallError extends Error {
+  override readonly name = 'StallError';
+  constructor(readonly reason: string, message: string) {
+    super(message);
+  }
+}
+
+export class WaitError extends Error {
+  override readonly name = 'WaitError';
+  constructor(readonly reason: string, message: string, readonly retryAfterMs: number) {
+    super(message);
+  }
+}
+
+export interface ClassifiedFailure {
+  kind: 'stall' | 'wait' | 'retry';
+  reason: string;
+  message: string;
+  /** For waits: the delay asked for; for retries: a lower bound (the vendor's Retry-After). */
+  retryAfterMs: number;
+}
+
+export const REASON_PROVIDER_ERROR = 'ProviderError';
+export const REASON_VENDOR_REJECTED = 'VendorRejected';
+export const REASON_CREDENTIALS_REFUSED = 'CredentialsRefused';
+export const REASON_UNSUPPORTED = 'Unsupported';
+export const REASON_RECONCILE_ERROR = 'ReconcileError';
+
+export function classifyFailure(error: unknown): ClassifiedFailure {
+  if (error instanceof StallError) return { kind: 'stall', reason: error.reason, message: error.message, retryAfterMs: 0 };
+  if (error instanceof WaitError) return { kind: 'wait', reason: error.reason, message: error.message, retryAfterMs: error.retryAfterMs };
+  if (error instanceof VendorAuthError) return { kind: 'stall', reason: REASON_CREDENTIALS_REFUSED, message: error.message, retryAfterMs: 0 };
+  if (error instanceof VendorRejectedError) return { kind: 'stall', reason: REASON_VENDOR_REJECTED, message: error.message, retryAfterMs: 0 };
+  if (error instanceof UnsupportedError) return { kind: 'stall', reason: REASON_UNSUPPORTED, message: error.message, retryAfterMs: 0 };
+  if (error instanceof VendorUnavailableError) {
+    return { kind: 'retry', reason: REASON_PROVIDER_ERROR, message: error.message, retryAfterMs: error.retryAfterMs ?? 0 };
+  }
+  const message = error instanceof Error ? error.message : String(error);
+  return { kind: 'retry', reason: REASON_RECONCILE_ERROR, message, retryAfterMs: 0 };
+}
+
+/** Prefixes what was being done: `observe failed: ...` (crossplane-runtime's habit). */
+export async function doing<T>(what: string, action: () => Promise<T>): Promise<T> {
+  try {
+    return await action();
+  } catch (error) {
+    if (error instanceof Error && !(error instanceof StallError) && !(error instanceof WaitError)) {
+      error.message = `${what} failed: ${error.message}`;
+    }
+    throw error;
+  }
+}

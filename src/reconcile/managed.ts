@@ -1,0 +1,223 @@
+/**
+ * @module The managed-resource reconciler shared by servers, databases and apps (after
+ * crossplane-runtime's managed.Reconciler): observe through the driver, then take at most the
+ * next step — create (recording a pending create with its idempotency key first), replace,
+ * update, wait for the vendor — and record status. Deletion observes and deletes until the
+ * vendor no longer has it. Each kind supplies an adapter with what differs.
+ */
+import type { ExternalClient } from '../drivers/contract.js';
+import { REPLACEMENT_FIELDS, type Kind, type SpecByKind } from '../model/kinds.js';
+import type { StoredResource } from '../model/resource.js';
+import type { ReconcileContext, ReconcileResult } from './context.js';
+import { requireNoDependents } from './dependencies.js';
+import { doing } from './errors.js';
+import { idempotencyKey } from './idempotency.js';
+import type { StatusDraft } from './status-draft.js';
+
+export const REASON_CREATING = 'Creating';
+export const REASON_CREATED = 'Created';
+export const REASON_ADOPTED = 'Adopted';
+export const REASON_UPDATED = 'Updated';
+export const REASON_REPLACING = 'Replacing';
+export const REASON_DELETING = 'Deleting';
+export const REASON_DELETED = 'Deleted';
+export const REASON_ORPHANED = 'Orphaned';
+export const REASON_DRIFT = 'DriftDetected';
+export const REASON_AVAILABLE = 'Available';
+export const REASON_VENDOR_FAILED = 'VendorFailed';
+
+/** Where the resource lives: the client to reach it and a name for the vendor in messages. */
+export interface Connection<D, O> {
+  client: ExternalClient<D, O>;
+  vendor: string;
+}
+
+export interface Progress {
+  phase: string;
+  /** False while the vendor is still working on it (provisioning, deploying, ...). */
+  settled: boolean;
+  /** The vendor reports it broken. */
+  failed?: string;
+}
+
+export interface ManagedAdapter<K extends Kind, D, O extends { id: string }> {
+  kind: K;
+  creatingPhase: string;
+  deletingPhase: string;
+  /** Resolves what it depends on (throwing waits) and connects to where `spec` places it. */
+  connect(ctx: ReconcileContext, r: StoredResource<K>, spec: SpecByKind[K], purpose: 'converge' | 'delete'): Promise<Connection<D, O>>;
+  desired(ctx: ReconcileContext, r: StoredResource<K>): Promise<D>;
+  /** What differs between desired and observed that `update` fixes, as `field: before → after`. */
+  drift(r: StoredResource<K>, desired: D, observed: O, draft: StatusDraft): string[];
+  progress(r: StoredResource<K>, observed: O): Progress;
+  endpoints(observed: O): Record<string, string | number | null>;
+  details(observed: O): Record<string, unknown>;
+  /** A further step once in sync (e.g. power); returns what it did, or null when nothing was needed. */
+  afterSync?(ctx: ReconcileContext, r: StoredResource<K>, observed: O, draft: StatusDraft): Promise<string | null>;
+  /** True when deleting the resource must leave the vendor's side in place. */
+  orphanOnDelete?(r: StoredResource<K>): boolean;
+  /** Called after a successful create or update with what the vendor returned. */
+  recordApplied?(draft: StatusDraft, desired: D, observed: O): void;
+}
+
+export async function reconcileManaged<K extends Kind, D, O extends { id: string }>(
+  ctx: ReconcileContext,
+  r: StoredResource<K>,
+  draft: StatusDraft,
+  adapter: ManagedAdapter<K, D, O>,
+): Promise<ReconcileResult> {
+  if (r.deletionTimestamp !== null) return deleteManaged(ctx, r, draft, adapter);
+
+  const status = draft.status;
+  const applied = (status.appliedSpec ?? null) as SpecByKind[K] | null;
+  const replacing = applied !== null ? replacementReasons(r.kind, applied, r.spec) : [];
+  const conn = await adapter.connect(ctx, r, replacing.length > 0 && applied ? applied : r.spec, 'converge');
+  const key = idempotencyKey(r.uid, status.incarnation ?? 0);
+  const pending = ctx.store.operations.get(r.uid, 'create');
+
+  // Never created and no create in flight: nothing can exist at the vendor yet, so skip observe.
+  let observed: O | null = null;
+  if (status.externalId || pending) {
+    observed = await doing('observe', () => conn.client.observe({ key: pending?.idempotencyKey ?? key, externalId: status.externalId ?? null }));
+  }
+
+  if (observed === null) {
+    if (status.externalId) {
+      ctx.record(r, 'Warning', REASON_DRIFT, `${r.kind} ${status.externalId} no longer exists at ${conn.vendor}; creating it again`);
+      status.incarnation = (status.incarnation ?? 0) + 1;
+      status.externalId = null;
+      status.appliedSpec = null;
+      return { requeueAfterMs: 0 };
+    }
+    if (replacing.length > 0) {
+      // The old one is gone: what is applied no longer exists, so the next pass creates anew.
+      status.appliedSpec = null;
+      return { requeueAfterMs: 0 };
+    }
+    const desired = await adapter.desired(ctx, r);
+    const createKey = pending?.idempotencyKey ?? key;
+    ctx.store.operations.begin(r.uid, 'create', createKey);
+    draft.setPhase(adapter.creatingPhase);
+    const created = await doing('create', () => conn.client.create(createKey, desired));
+    status.externalId = created.id;
+    ctx.store.operations.finish(r.uid, 'create');
+    ctx.record(r, 'Normal', REASON_CREATED, `created ${r.kind.toLowerCase()} ${created.id} at ${conn.vendor}`);
+    adapter.recordApplied?.(draft, desired, created);
+    return settle(ctx, r, draft, adapter, created);
+  }
+
+  if (status.externalId !== observed.id) {
+    if (pending) ctx.record(r, 'Normal', REASON_ADOPTED, `found ${r.kind.toLowerCase()} ${observed.id} at ${conn.vendor} by its idempotency key after an interrupted create`);
+    status.externalId = observed.id;
+  }
+  if (pending) ctx.store.operations.finish(r.uid, 'create');
+
+  if (replacing.length > 0) {
+    draft.setPhase(adapter.deletingPhase);
+    draft.markProgressing(REASON_REPLACING, `replacing: ${replacing.join('; ')}`);
+    ctx.record(r, 'Normal', REASON_REPLACING, `deleting ${observed.id} to replace it (${replacing.join('; ')})`);
+    await doing('delete for replacement', () => conn.client.delete(observed.id));
+    return { requeueAfterMs: ctx.pollMs };
+  }
+
+  const desired = await adapter.desired(ctx, r);
+  const changes = adapter.drift(r, desired, observed, draft);
+  if (changes.length > 0) {
+    const selfHeal = r.annotations['cairn.dev/self-heal'] !== 'false';
+    const userChange = status.observedGeneration !== r.generation;
+    if (!selfHeal && !userChange) {
+      draft.setCondition('Synced', 'False', REASON_DRIFT, `changed outside cairn: ${changes.join('; ')} (self-heal is off)`);
+      return { requeueAfterMs: ctx.resyncMs(r.kind) };
+    }
+    if (!userChange) ctx.record(r, 'Warning', REASON_DRIFT, `changed outside cairn: ${changes.join('; ')}; putting it back`);
+    const updated = await doing('update', () => conn.client.update(observed.id, desired));
+    ctx.record(r, 'Normal', REASON_UPDATED, changes.join('; '));
+    adapter.recordApplied?.(draft, desired, updated);
+    return settle(ctx, r, draft, adapter, updated);
+  }
+  return settle(ctx, r, draft, adapter, observed);
+}
+
+async function settle<K extends Kind, D, O extends { id: string }>(
+  ctx: ReconcileContext,
+  r: StoredResource<K>,
+  draft: StatusDraft,
+  adapter: ManagedAdapter<K, D, O>,
+  observed: O,
+): Promise<ReconcileResult> {
+  const progress = adapter.progress(r, observed);
+  draft.setPhase(progress.phase);
+  draft.status.endpoints = adapter.endpoints(observed);
+  draft.status.details = { ...draft.status.details, ...adapter.details(observed) };
+  if (progress.failed) {
+    draft.setCondition('Ready', 'False', REASON_VENDOR_FAILED, progress.failed);
+    draft.setCondition('Synced', 'True', 'ReconcileSuccess', '');
+    return { requeueAfterMs: ctx.resyncMs(r.kind) };
+  }
+  if (!progress.settled) {
+    draft.markProgressing(capitalise(progress.phase), `${r.kind.toLowerCase()} is ${progress.phase} at the vendor`);
+    return { requeueAfterMs: ctx.pollMs };
+  }
+  const acted = adapter.afterSync ? await adapter.afterSync(ctx, r, observed, draft) : null;
+  if (acted !== null) {
+    draft.markProgressing(capitalise(draft.status.phase), acted);
+    return { requeueAfterMs: ctx.pollMs };
+  }
+  draft.markReady(REASON_AVAILABLE, `${r.kind.toLowerCase()} is ${progress.phase}`);
+  return { requeueAfterMs: ctx.resyncMs(r.kind) };
+}
+
+async function deleteManaged<K extends Kind, D, O extends { id: string }>(
+  ctx: ReconcileContext,
+  r: StoredResource<K>,
+  draft: StatusDraft,
+  adapter: ManagedAdapter<K, D, O>,
+): Promise<ReconcileResult> {
+  requireNoDependents(ctx, r);
+  const status = draft.status;
+  const pending = ctx.store.operations.get(r.uid, 'create');
+  if (adapter.orphanOnDelete?.(r)) {
+    ctx.record(r, 'Normal', REASON_ORPHANED, `removed from cairn; ${status.externalId ?? 'the vendor resource'} is left in place (deletionPolicy: Orphan)`);
+    return removeResource(ctx, r);
+  }
+  if (!status.externalId && !pending) return removeResource(ctx, r);
+
+  const spec = (status.appliedSpec ?? r.spec) as SpecByKind[K];
+  const conn = await adapter.connect(ctx, r, spec, 'delete');
+  const key = idempotencyKey(r.uid, status.incarnation ?? 0);
+  const observed = await doing('observe', () => conn.client.observe({ key: pending?.idempotencyKey ?? key, externalId: status.externalId ?? null }));
+  if (observed === null) {
+    ctx.record(r, 'Normal', REASON_DELETED, `deleted ${r.kind.toLowerCase()} ${status.externalId ?? ''} at ${conn.vendor}`.replace('  ', ' '));
+    return removeResource(ctx, r);
+  }
+  if (draft.status.phase !== adapter.deletingPhase) {
+    ctx.record(r, 'Normal', REASON_DELETING, `deleting ${r.kind.toLowerCase()} ${observed.id} at ${conn.vendor}`);
+  }
+  draft.setPhase(adapter.deletingPhase);
+  draft.markProgressing(REASON_DELETING, `deleting ${observed.id} at ${conn.vendor}`);
+  await doing('delete', () => conn.client.delete(observed.id));
+  return { requeueAfterMs: Math.min(ctx.pollMs, 250) };
+}
+
+/** Sentinel result: the resource row is gone; nothing to write. */
+export const REMOVED: ReconcileResult = Object.freeze({});
+
+function removeResource(ctx: ReconcileContext, r: StoredResource<Kind>): ReconcileResult {
+  const wakes = ctx.store.resources.list({ tenant: r.tenant, namespace: r.namespace }).filter((other) => other.deletionTimestamp !== null);
+  ctx.store.resources.remove(r.uid);
+  for (const other of wakes) if (other.uid !== r.uid) ctx.wake(other.uid);
+  return REMOVED;
+}
+
+/** `spec.region: changing the region replaces the server`-style reasons for fields that differ. */
+export function replacementReasons(kind: Kind, before: object, after: object): string[] {
+  const a = before as Record<string, unknown>;
+  const b = after as Record<string, unknown>;
+  return REPLACEMENT_FIELDS[kind]
+    .filter((field) => JSON.stringify(a[field] ?? null) !== JSON.stringify(b[field] ?? null))
+    .map((field) => `spec.${field}: ${JSON.stringify(a[field] ?? null)} → ${JSON.stringify(b[field] ?? null)}`);
+}
+
+function capitalise(text: string): string {
+  return text.replace(/(^|_)([a-z])/g, (_m, _sep: string, c: string) => c.toUpperCase());
+}

@@ -1,0 +1,72 @@
+/**
+ * @module One reconcile of one resource, whatever its kind: read it fresh from the store, run
+ * its kind's reconciler, and — on every path, failures included — record what happened in its
+ * status (written once, only if changed) and, for new failures, a Warning event.
+ */
+import type { Kind } from '../model/kinds.js';
+import type { AnyStoredResource } from '../model/resource.js';
+import type { ReconcileContext, ReconcileResult } from './context.js';
+import { classifyFailure, type ClassifiedFailure } from './errors.js';
+import { REMOVED } from './managed.js';
+import { reconcileApp } from './reconcile-app.js';
+import { reconcileDatabase } from './reconcile-database.js';
+import { reconcileProvider } from './reconcile-provider.js';
+import { reconcileServer } from './reconcile-server.js';
+import { StatusDraft } from './status-draft.js';
+
+/** The phase a kind shows when it stalls: it needs the user. */
+export const FAILED_PHASE: Record<Kind, string> = { Provider: 'invalid', Server: 'error', Database: 'error', App: 'failed' };
+
+export type ReconcileOutcome = { ok: true; result: ReconcileResult; becameReady: boolean } | { ok: false; failure: ClassifiedFailure };
+
+export async function reconcileResource(ctx: ReconcileContext, resource: AnyStoredResource): Promise<ReconcileOutcome> {
+  const draft = new StatusDraft(resource);
+  const wasReady = draft.condition('Ready')?.status === 'True';
+  let outcome: ReconcileOutcome;
+  try {
+    const result = await dispatch(ctx, resource, draft);
+    if (result === REMOVED) return { ok: true, result: {}, becameReady: false };
+    outcome = { ok: true, result, becameReady: !wasReady && draft.condition('Ready')?.status === 'True' };
+  } catch (error) {
+    const failure = classifyFailure(error);
+    recordFailure(ctx, resource, draft, failure);
+    outcome = { ok: false, failure };
+  }
+  if (draft.changed) ctx.store.resources.writeStatus(resource.uid, draft.status);
+  return outcome;
+}
+
+function dispatch(ctx: ReconcileContext, r: AnyStoredResource, draft: StatusDraft): Promise<ReconcileResult> {
+  switch (r.kind) {
+    case 'Provider':
+      return reconcileProvider(ctx, r, draft);
+    case 'Server':
+      return reconcileServer(ctx, r, draft);
+    case 'Database':
+      return reconcileDatabase(ctx, r, draft);
+    case 'App':
+      return reconcileApp(ctx, r, draft);
+  }
+}
+
+function recordFailure(ctx: ReconcileContext, r: AnyStoredResource, draft: StatusDraft, failure: ClassifiedFailure): void {
+  const previous = draft.condition(failure.kind === 'wait' ? 'Ready' : 'Synced');
+  const isNew = previous?.message !== failure.message;
+  switch (failure.kind) {
+    case 'wait':
+      draft.setCondition('Ready', 'False', failure.reason, failure.message);
+      if (isNew) ctx.record(r, 'Normal', failure.reason, failure.message);
+      return;
+    case 'stall':
+      if (r.deletionTimestamp === null) draft.setPhase(FAILED_PHASE[r.kind]);
+      draft.setCondition('Ready', 'False', failure.reason, failure.message);
+      draft.setCondition('Synced', 'False', failure.reason, failure.message);
+      draft.status.observedGeneration = r.generation;
+      if (isNew) ctx.record(r, 'Warning', failure.reason, failure.message);
+      return;
+    case 'retry':
+      draft.setCondition('Synced', 'False', failure.reason, `${failure.message} (retrying)`);
+      if (previous?.message !== `${failure.message} (retrying)`) ctx.record(r, 'Warning', failure.reason, failure.message);
+      return;
+  }
+}

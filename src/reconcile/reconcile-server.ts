@@ -1,0 +1,71 @@
+/**
+ * @module Servers: created at their Provider's cloud driver, resized in place, replaced when
+ * provider/region/image change, powered on or off to match `spec.state`.
+ */
+import type { ServerDesired, ServerObserved } from '../drivers/contract.js';
+import type { StoredResource } from '../model/resource.js';
+import type { ReconcileContext, ReconcileResult } from './context.js';
+import { findDependency, requireReady } from './dependencies.js';
+import { doing } from './errors.js';
+import { reconcileManaged, type ManagedAdapter, type Progress } from './managed.js';
+import type { StatusDraft } from './status-draft.js';
+
+export const DEFAULT_SERVER_IMAGE = 'debian-12';
+export const REASON_POWER = 'PowerChanged';
+
+const serverAdapter: ManagedAdapter<'Server', ServerDesired, ServerObserved> = {
+  kind: 'Server',
+  creatingPhase: 'provisioning',
+  deletingPhase: 'deleting',
+
+  async connect(ctx, r, spec, purpose) {
+    const provider = purpose === 'converge' ? requireReady(ctx, r, 'Provider', spec.provider) : findDependency(ctx, r, 'Provider', spec.provider);
+    const driver = await ctx.drivers.cloudFor(provider);
+    return { client: driver.servers, vendor: `${provider.spec.vendor} (Provider/${provider.name})` };
+  },
+
+  desired(_ctx, r) {
+    return Promise.resolve({ name: r.name, region: r.spec.region, size: r.spec.size, image: r.spec.image ?? DEFAULT_SERVER_IMAGE });
+  },
+
+  drift(_r, desired, observed) {
+    return observed.size === desired.size ? [] : [`size: ${observed.size} → ${desired.size}`];
+  },
+
+  progress(_r, observed): Progress {
+    switch (observed.status) {
+      case 'running':
+      case 'stopped':
+        return { phase: observed.status, settled: true };
+      case 'error':
+        return { phase: 'error', settled: true, failed: `the vendor reports server ${observed.id} in error` };
+      default:
+        return { phase: observed.status, settled: false };
+    }
+  },
+
+  endpoints(observed) {
+    return { ipv4: observed.ipv4, ipv6: observed.ipv6 };
+  },
+
+  details(observed) {
+    return { power: observed.status === 'running' ? 'on' : observed.status === 'stopped' ? 'off' : observed.status };
+  },
+
+  async afterSync(ctx: ReconcileContext, r: StoredResource<'Server'>, observed: ServerObserved, draft: StatusDraft) {
+    const wanted = r.spec.state ?? 'running';
+    if (observed.status === wanted) return null;
+    const provider = findDependency(ctx, r, 'Provider', r.spec.provider);
+    const driver = await ctx.drivers.cloudFor(provider);
+    const action = wanted === 'stopped' ? 'power_off' : 'power_on';
+    const after = await doing(action.replace('_', ' '), () => driver.power(observed.id, action));
+    draft.setPhase(after.status === wanted ? wanted : wanted === 'stopped' ? 'stopping' : 'starting');
+    const message = `${action === 'power_off' ? 'stopping' : 'starting'} server ${observed.id} (spec.state: ${wanted})`;
+    ctx.record(r, 'Normal', REASON_POWER, message);
+    return after.status === wanted ? null : message;
+  },
+};
+
+export function reconcileServer(ctx: ReconcileContext, r: StoredResource<'Server'>, draft: StatusDraft): Promise<ReconcileResult> {
+  return reconcileManaged(ctx, r, draft, serverAdapter);
+}

@@ -1,0 +1,223 @@
+/**
+ * @module Tests of the sandbox cloud's HTTP API as a client sees it: auth, shapes and status
+ * codes, idempotent creates, transitions over time, hosting rules and persistence.
+ */
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, afterEach, describe, expect, it } from 'vitest';
+import { startSandboxCloud, type SandboxCloud, type SandboxCloudOptions } from './index.js';
+import { callSandboxApi, type SandboxAnswer } from './sandbox-api-call.js';
+
+const dirs: string[] = [];
+const clouds: SandboxCloud[] = [];
+
+function tempDir(): string {
+  const dir = mkdtempSync(join(tmpdir(), 'cairn-sandbox-cloud-'));
+  dirs.push(dir);
+  return dir;
+}
+
+async function start(options: Partial<SandboxCloudOptions> = {}): Promise<SandboxCloud> {
+  const cloud = await startSandboxCloud({ dataDir: tempDir(), provisionMs: 0, ...options });
+  clouds.push(cloud);
+  return cloud;
+}
+
+function api(cloud: SandboxCloud, method: string, path: string, body?: unknown, token: string | null = 'test-token'): Promise<SandboxAnswer> {
+  return callSandboxApi(cloud.url, method, path, body, token);
+}
+
+const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
+
+function newServer(token: string, extra: Record<string, unknown> = {}): Record<string, unknown> {
+  return { name: 'web-1', region: 'eu-1', size: 'small', image: 'debian-12', client_token: token, ...extra };
+}
+
+afterEach(async () => {
+  await Promise.all(clouds.splice(0).map((c) => c.close()));
+});
+
+afterAll(() => {
+  for (const dir of dirs) rmSync(dir, { recursive: true, force: true });
+});
+
+describe('sandbox cloud API: auth and catalog', () => {
+  it('refuses requests without a bearer token with a JSON 401', async () => {
+    const cloud = await start();
+    const answer = await api(cloud, 'GET', '/v1/regions', undefined, null);
+    expect(answer.status).toBe(401);
+    expect(answer.body.id).toBe('unauthorized');
+    expect((await api(cloud, 'GET', '/v1/regions', undefined, 'anything')).status).toBe(200);
+  });
+
+  it('accepts only the configured token when started with one', async () => {
+    const cloud = await start({ token: 's3cret' });
+    expect((await api(cloud, 'GET', '/v1/account', undefined, 'wrong')).status).toBe(401);
+    const ok = await api(cloud, 'GET', '/v1/account', undefined, 's3cret');
+    expect(ok.status).toBe(200);
+    expect(ok.body.account).toMatchObject({ status: 'active', simulated: true });
+  });
+
+  it('lists regions (one unavailable) and sizes (one only in some regions)', async () => {
+    const cloud = await start();
+    const regions = (await api(cloud, 'GET', '/v1/regions')).body.regions;
+    expect(regions.filter((r) => r.available).map((r) => r.slug)).toEqual(expect.arrayContaining(['eu-1', 'us-1', 'ap-1']));
+    expect(regions).toContainEqual(expect.objectContaining({ slug: 'sa-1', available: false }));
+    const sizes = (await api(cloud, 'GET', '/v1/sizes')).body.sizes;
+    expect(sizes.map((s) => s.slug)).toEqual(expect.arrayContaining(['small', 'medium', 'large']));
+    for (const size of sizes) expect(size).toEqual({ slug: expect.any(String), vcpus: expect.any(Number), memory_mb: expect.any(Number), disk_gb: expect.any(Number), price_monthly: expect.any(Number), regions: expect.any(Array) });
+    expect(sizes.find((s) => s.slug === 'xlarge')?.regions).not.toContain('ap-1');
+  });
+
+  it('answers unknown routes and broken JSON with JSON errors', async () => {
+    const cloud = await start();
+    const missing = await api(cloud, 'GET', '/v1/nothing-here');
+    expect(missing).toMatchObject({ status: 404, body: { id: 'not_found' } });
+    const response = await fetch(`${cloud.url}/v1/servers`, { method: 'POST', headers: { authorization: 'Bearer t', 'content-type': 'application/json' }, body: '{not json' });
+    expect(response.status).toBe(400);
+    expect(await response.json()).toMatchObject({ id: 'bad_request' });
+  });
+});
+
+describe('sandbox cloud API: servers', () => {
+  it('creates a server once per client token and lists all servers unpaged', async () => {
+    const cloud = await start({ provisionMs: 60_000 });
+    const first = await api(cloud, 'POST', '/v1/servers', newServer('tok-1'));
+    expect(first.status).toBe(201);
+    expect(first.body.server).toMatchObject({ name: 'web-1', client_token: 'tok-1', region: 'eu-1', size: 'small', image: 'debian-12', status: 'provisioning' });
+    expect(first.body.server.ipv4).toMatch(/^(198\.51\.100|203\.0\.113)\.\d+$/);
+    expect(first.body.server.ipv6).toMatch(/^2001:db8:/);
+    const again = await api(cloud, 'POST', '/v1/servers', newServer('tok-1', { name: 'other-name' }));
+    expect(again.status).toBe(200);
+    expect(again.body.server.id).toBe(first.body.server.id);
+    await api(cloud, 'POST', '/v1/servers', newServer('tok-2'));
+    expect((await api(cloud, 'GET', '/v1/servers')).body.servers).toHaveLength(2);
+    const filtered = (await api(cloud, 'GET', '/v1/servers?client_token=tok-1')).body.servers;
+    expect(filtered.map((s) => s.id)).toEqual([first.body.server.id]);
+    expect((await api(cloud, 'GET', '/v1/servers?client_token=nope')).body.servers).toEqual([]);
+    expect((await api(cloud, 'GET', '/v1/servers?client_token=tok-1&client_token=tok-2')).body).toMatchObject({ field: 'client_token' });
+  });
+
+  it('never makes a second server for concurrent duplicate creates', async () => {
+    const cloud = await start();
+    const answers = await Promise.all(Array.from({ length: 20 }, () => api(cloud, 'POST', '/v1/servers', newServer('dup'))));
+    expect(new Set(answers.map((a) => a.body.server.id)).size).toBe(1);
+    expect(answers.filter((a) => a.status === 201)).toHaveLength(1);
+    expect((await api(cloud, 'GET', '/v1/servers')).body.servers).toHaveLength(1);
+  });
+
+  it('rejects bad regions and sizes with a 422 naming the field', async () => {
+    const cloud = await start();
+    const mars = await api(cloud, 'POST', '/v1/servers', newServer('a', { region: 'mars-1' }));
+    expect(mars).toMatchObject({ status: 422, body: { id: 'unprocessable_entity', field: 'region' } });
+    expect(mars.body.message).toContain('mars-1');
+    expect((await api(cloud, 'POST', '/v1/servers', newServer('b', { region: 'sa-1' }))).body).toMatchObject({ field: 'region' });
+    expect((await api(cloud, 'POST', '/v1/servers', newServer('c', { size: 'huge' }))).body).toMatchObject({ field: 'size' });
+    expect((await api(cloud, 'POST', '/v1/servers', newServer('d', { region: 'ap-1', size: 'xlarge' }))).body).toMatchObject({ field: 'size' });
+    expect((await api(cloud, 'POST', '/v1/servers', { region: 'eu-1' })).body).toMatchObject({ field: 'name' });
+    expect((await api(cloud, 'GET', '/v1/servers')).body.servers).toEqual([]);
+  });
+
+  it('provisions, resizes, powers off and on, and deletes', async () => {
+    const cloud = await start({ provisionMs: 250 });
+    const id = (await api(cloud, 'POST', '/v1/servers', newServer('life'))).body.server.id;
+    expect((await api(cloud, 'GET', `/v1/servers/${id}`)).body.server.status).toBe('provisioning');
+    await sleep(300);
+    expect((await api(cloud, 'GET', `/v1/servers/${id}`)).body.server.status).toBe('running');
+    expect((await api(cloud, 'PATCH', `/v1/servers/${id}`, { size: 'medium' })).body.server.size).toBe('medium');
+    expect((await api(cloud, 'PATCH', `/v1/servers/${id}`, { size: 'nope' })).status).toBe(422);
+    const action = await api(cloud, 'POST', `/v1/servers/${id}/actions`, { type: 'power_off' });
+    expect(action.status).toBe(201);
+    expect(action.body.action).toMatchObject({ type: 'power_off', status: 'in-progress' });
+    expect((await api(cloud, 'GET', `/v1/servers/${id}`)).body.server.status).toBe('stopping');
+    await sleep(300);
+    expect((await api(cloud, 'GET', `/v1/servers/${id}`)).body.server.status).toBe('stopped');
+    expect((await api(cloud, 'POST', `/v1/servers/${id}/actions`, { type: 'explode' })).body).toMatchObject({ field: 'type' });
+    expect((await api(cloud, 'PATCH', `/v1/servers/${id}`, { status: 'running' })).body.server.status).toBe('starting');
+    expect((await api(cloud, 'DELETE', `/v1/servers/${id}`)).status).toBe(204);
+    expect((await api(cloud, 'DELETE', `/v1/servers/${id}`)).status).toBe(404);
+    expect((await api(cloud, 'GET', `/v1/servers/${id}`)).body).toMatchObject({ id: 'not_found' });
+  });
+
+  it('serves simulated metrics for a server', async () => {
+    const cloud = await start();
+    const id = (await api(cloud, 'POST', '/v1/servers', newServer('m'))).body.server.id;
+    const metrics = (await api(cloud, 'GET', `/v1/servers/${id}/metrics`)).body;
+    expect(metrics.simulated).toBe(true);
+    for (const key of ['cpu_percent', 'memory_percent', 'disk_percent'] as const) {
+      expect(metrics[key]).toBeGreaterThan(0);
+      expect(metrics[key]).toBeLessThanOrEqual(100);
+    }
+    expect(metrics.series.length).toBeGreaterThan(0);
+    await api(cloud, 'POST', `/v1/servers/${id}/actions`, { type: 'power_off' });
+    expect((await api(cloud, 'GET', `/v1/servers/${id}/metrics`)).body.cpu_percent).toBe(0);
+  });
+
+  it('keeps its servers across a close and a restart on the same data dir', async () => {
+    const dataDir = tempDir();
+    const first = await startSandboxCloud({ dataDir, provisionMs: 0 });
+    const created = (await api(first, 'POST', '/v1/servers', newServer('persist'))).body.server;
+    await first.close();
+    const second = await start({ dataDir });
+    expect((await api(second, 'GET', '/v1/servers')).body.servers).toEqual([created]);
+    expect((await api(second, 'POST', '/v1/servers', newServer('persist'))).status).toBe(200);
+  });
+});
+
+describe('sandbox cloud API: databases and apps', () => {
+  it('hosts a database with a random password and refuses to delete its server', async () => {
+    const cloud = await start();
+    const server = (await api(cloud, 'POST', '/v1/servers', newServer('host'))).body.server;
+    const body = { name: 'shop-db', server_id: server.id, type: 'postgresql', version: '16', storage_gb: 20, client_token: 'db-1' };
+    expect((await api(cloud, 'POST', '/v1/databases', { ...body, server_id: 'nope', client_token: 'x' })).body).toMatchObject({ field: 'server_id' });
+    const created = await api(cloud, 'POST', '/v1/databases', body);
+    expect(created.status).toBe(201);
+    const db = created.body.database;
+    expect(db).toMatchObject({ status: 'available', host: server.ipv4, port: 5432, storage_gb: 20, engine_version: expect.stringMatching(/^16\./) });
+    expect(db.connection.password.length).toBeGreaterThanOrEqual(16);
+    expect(db.connection.uri).toBe(`postgresql://${db.connection.user}:${db.connection.password}@${server.ipv4}:5432/shop-db`);
+    expect((await api(cloud, 'POST', '/v1/databases', body)).body.database.id).toBe(db.id);
+    expect((await api(cloud, 'GET', '/v1/databases?client_token=db-1')).body.databases).toHaveLength(1);
+    expect((await api(cloud, 'PATCH', `/v1/databases/${db.id}`, { storage_gb: 40 })).body.database.storage_gb).toBe(40);
+    expect((await api(cloud, 'PATCH', `/v1/databases/${db.id}`, { storage_gb: 10 })).body).toMatchObject({ field: 'storage_gb' });
+    const conflict = await api(cloud, 'DELETE', `/v1/servers/${server.id}`);
+    expect(conflict).toMatchObject({ status: 409, body: { id: 'conflict' } });
+    expect((await api(cloud, 'DELETE', `/v1/databases/${db.id}`)).status).toBe(204);
+    expect((await api(cloud, 'DELETE', `/v1/servers/${server.id}`)).status).toBe(204);
+  });
+
+  it('gives mongodb its port and uri, and creates it over time', async () => {
+    const cloud = await start({ provisionMs: 100 });
+    const server = (await api(cloud, 'POST', '/v1/servers', newServer('host'))).body.server;
+    const body = { name: 'events', server_id: server.id, type: 'mongodb', version: '7.0', storage_gb: null, client_token: 'm-1' };
+    const db = (await api(cloud, 'POST', '/v1/databases', body)).body.database;
+    expect(db).toMatchObject({ status: 'creating', port: 27017 });
+    expect(db.connection.uri).toMatch(new RegExp(`^mongodb://[^:]+:[^@]+@${server.ipv4.replace(/\./g, '\\.')}:27017/events$`));
+    await sleep(150);
+    expect((await api(cloud, 'GET', `/v1/databases/${db.id}`)).body.database.status).toBe('available');
+    expect((await api(cloud, 'POST', '/v1/databases', { ...body, client_token: 'm-2', storage_gb: 5 })).status).toBe(422);
+  });
+
+  it('deploys an app and counts releases only when the configuration changes', async () => {
+    const cloud = await start({ provisionMs: 100 });
+    const server = (await api(cloud, 'POST', '/v1/servers', newServer('host'))).body.server;
+    const config = { source: { image: 'nginx:1.27' }, build: null, command: 'nginx', port: 8080, env: { A: '1' }, health_check_path: '/healthz', state: 'running' };
+    const app = (await api(cloud, 'POST', '/v1/apps', { name: 'shop', server_id: server.id, client_token: 'app-1', ...config })).body.app;
+    expect(app).toMatchObject({ status: 'deploying', release: 1, url: `http://${server.ipv4}:8080` });
+    expect(app.release_digest).toMatch(/^sha256:[0-9a-f]{64}$/);
+    await sleep(150);
+    expect((await api(cloud, 'GET', `/v1/apps/${app.id}`)).body.app.status).toBe('running');
+    expect((await api(cloud, 'PATCH', `/v1/apps/${app.id}`, config)).body.app).toMatchObject({ release: 1, release_digest: app.release_digest, status: 'running' });
+    const redeployed = (await api(cloud, 'PATCH', `/v1/apps/${app.id}`, { ...config, env: { A: '2' } })).body.app;
+    expect(redeployed).toMatchObject({ release: 2, status: 'deploying' });
+    expect(redeployed.release_digest).not.toBe(app.release_digest);
+    await sleep(150);
+    const stopped = (await api(cloud, 'PATCH', `/v1/apps/${app.id}`, { state: 'stopped' })).body.app;
+    expect(stopped).toMatchObject({ release: 2, status: 'stopping', env: { A: '2' } });
+    expect((await api(cloud, 'POST', '/v1/apps', { name: 'x', server_id: server.id, source: {} })).body).toMatchObject({ field: 'source' });
+    expect((await api(cloud, 'DELETE', `/v1/servers/${server.id}`)).status).toBe(409);
+    expect((await api(cloud, 'DELETE', `/v1/apps/${app.id}`)).status).toBe(204);
+    expect((await api(cloud, 'DELETE', `/v1/apps/${app.id}`)).status).toBe(404);
+  });
+});

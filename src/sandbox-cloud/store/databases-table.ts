@@ -1,0 +1,66 @@
+/**
+ * @module The sandbox's hosted databases as stored: insert-or-find by client token, read, change, delete.
+ */
+import type Database from 'better-sqlite3';
+
+export interface DatabaseRow {
+  id: string;
+  client_token: string;
+  name: string;
+  server_id: string;
+  type: 'postgresql' | 'mongodb';
+  version: string;
+  engine_version: string;
+  storage_gb: number | null;
+  username: string;
+  password: string;
+  busy_status: string | null;
+  busy_until_ms: number;
+  created_at_ms: number;
+}
+
+export class DatabasesTable {
+  constructor(private readonly db: Database.Database) {}
+
+  /** Inserts `row` unless its client token is taken; either way returns the database holding the token. */
+  insertOrFind(row: DatabaseRow): { row: DatabaseRow; created: boolean } {
+    const info = this.db
+      .prepare(
+        `INSERT INTO databases (id, client_token, name, server_id, type, version, engine_version, storage_gb,
+           username, password, busy_status, busy_until_ms, created_at_ms)
+         VALUES (@id, @client_token, @name, @server_id, @type, @version, @engine_version, @storage_gb,
+           @username, @password, @busy_status, @busy_until_ms, @created_at_ms)
+         ON CONFLICT(client_token) DO NOTHING`,
+      )
+      .run(row);
+    const stored = this.findByToken(row.client_token);
+    if (!stored) throw new Error(`sandbox cloud: database with client token "${row.client_token}" vanished right after insert`);
+    return { row: stored, created: info.changes === 1 };
+  }
+
+  get(id: string): DatabaseRow | undefined {
+    return this.db.prepare('SELECT * FROM databases WHERE id = ?').get(id) as DatabaseRow | undefined;
+  }
+
+  findByToken(clientToken: string): DatabaseRow | undefined {
+    return this.db.prepare('SELECT * FROM databases WHERE client_token = ?').get(clientToken) as DatabaseRow | undefined;
+  }
+
+  list(): DatabaseRow[] {
+    return this.db.prepare('SELECT * FROM databases ORDER BY created_at_ms, id').all() as DatabaseRow[];
+  }
+
+  setVersion(id: string, version: string, engineVersion: string): DatabaseRow | undefined {
+    this.db.prepare('UPDATE databases SET version = ?, engine_version = ? WHERE id = ?').run(version, engineVersion, id);
+    return this.get(id);
+  }
+
+  setStorage(id: string, storageGb: number): DatabaseRow | undefined {
+    this.db.prepare('UPDATE databases SET storage_gb = ? WHERE id = ?').run(storageGb, id);
+    return this.get(id);
+  }
+
+  delete(id: string): boolean {
+    return this.db.prepare('DELETE FROM databases WHERE id = ?').run(id).changes === 1;
+  }
+}

@@ -1,0 +1,82 @@
+/**
+ * @module The event log: an append-only record of what the reconciler did to each resource.
+ */
+import type Database from 'better-sqlite3';
+import type { Kind } from '../model/kinds.js';
+import { nowIso } from './sqlite.js';
+
+export type EventType = 'Normal' | 'Warning';
+
+export interface NewEvent {
+  tenant: string;
+  uid: string;
+  kind: Kind;
+  namespace: string;
+  name: string;
+  type: EventType;
+  reason: string;
+  message: string;
+}
+
+export interface RecordedEvent extends NewEvent {
+  id: number;
+  createdAt: string;
+}
+
+export interface EventQuery {
+  tenant: string;
+  uid?: string;
+  /** Only events older than this id (for paging newest first). */
+  beforeId?: number;
+  limit?: number;
+}
+
+interface EventRow {
+  id: number;
+  tenant: string;
+  uid: string;
+  kind: string;
+  namespace: string;
+  name: string;
+  type: EventType;
+  reason: string;
+  message: string;
+  created_at: string;
+}
+
+export class EventLog {
+  private readonly insert: Database.Statement;
+
+  constructor(private readonly db: Database.Database) {
+    this.insert = db.prepare(
+      `INSERT INTO events (tenant, uid, kind, namespace, name, type, reason, message, created_at)
+       VALUES (@tenant, @uid, @kind, @namespace, @name, @type, @reason, @message, @created_at)`,
+    );
+  }
+
+  append(event: NewEvent): void {
+    this.insert.run({ ...event, created_at: nowIso() });
+  }
+
+  /** Newest first. */
+  list(query: EventQuery): RecordedEvent[] {
+    const where = ['tenant = @tenant'];
+    if (query.uid) where.push('uid = @uid');
+    if (query.beforeId !== undefined) where.push('id < @beforeId');
+    const rows = this.db
+      .prepare(`SELECT * FROM events WHERE ${where.join(' AND ')} ORDER BY id DESC LIMIT @limit`)
+      .all({ tenant: query.tenant, uid: query.uid, beforeId: query.beforeId, limit: query.limit ?? 50 }) as EventRow[];
+    return rows.map((row) => ({
+      id: row.id,
+      tenant: row.tenant,
+      uid: row.uid,
+      kind: row.kind as Kind,
+      namespace: row.namespace,
+      name: row.name,
+      type: row.type,
+      reason: row.reason,
+      message: row.message,
+      createdAt: row.created_at,
+    }));
+  }
+}

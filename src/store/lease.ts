@@ -1,0 +1,75 @@
+/**
+ * @module The reconcile lease: one process at a time reconciles a data dir. A holder renews it
+ * before it expires; another process takes it over once it has expired, or at once when the
+ * holder was a process on this host that no longer exists (killed with SIGKILL, say).
+ */
+import { hostname } from 'node:os';
+import type Database from 'better-sqlite3';
+import { nowIso } from './sqlite.js';
+
+export interface LeaseHolder {
+  holder: string;
+  pid: number;
+  host: string;
+  acquiredAt: string;
+  expiresAt: number;
+}
+
+export type LeaseAttempt = { acquired: true } | { acquired: false; heldBy: LeaseHolder };
+
+export function processIsAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}
+
+export class Leases {
+  constructor(private readonly db: Database.Database) {}
+
+  current(name: string): LeaseHolder | undefined {
+    const row = this.db.prepare(`SELECT holder, pid, host, acquired_at, expires_at FROM leases WHERE name = ?`).get(name) as
+      | { holder: string; pid: number; host: string; acquired_at: string; expires_at: number }
+      | undefined;
+    return row && { holder: row.holder, pid: row.pid, host: row.host, acquiredAt: row.acquired_at, expiresAt: row.expires_at };
+  }
+
+  /** Takes the lease if it is free, expired, ours, or held by a dead process on this host. */
+  tryAcquire(name: string, holder: string, ttlMs: number): LeaseAttempt {
+    const now = Date.now();
+    return this.db
+      .transaction((): LeaseAttempt => {
+        const existing = this.current(name);
+        const free =
+          !existing ||
+          existing.holder === holder ||
+          existing.expiresAt <= now ||
+          (existing.host === hostname() && !processIsAlive(existing.pid));
+        if (!free) return { acquired: false, heldBy: existing };
+        this.db
+          .prepare(
+            `INSERT INTO leases (name, holder, pid, host, acquired_at, expires_at) VALUES (?, ?, ?, ?, ?, ?)
+             ON CONFLICT (name) DO UPDATE SET holder = excluded.holder, pid = excluded.pid, host = excluded.host,
+               acquired_at = CASE WHEN leases.holder = excluded.holder THEN leases.acquired_at ELSE excluded.acquired_at END,
+               expires_at = excluded.expires_at`,
+          )
+          .run(name, holder, process.pid, hostname(), nowIso(), now + ttlMs);
+        return { acquired: true };
+      })
+      .immediate();
+  }
+
+  /** Extends our lease; false when it was lost to someone else. */
+  renew(name: string, holder: string, ttlMs: number): boolean {
+    const result = this.db
+      .prepare(`UPDATE leases SET expires_at = ? WHERE name = ? AND holder = ?`)
+      .run(Date.now() + ttlMs, name, holder);
+    return result.changes === 1;
+  }
+
+  release(name: string, holder: string): void {
+    this.db.prepare(`DELETE FROM leases WHERE name = ? AND holder = ?`).run(name, holder);
+  }
+}

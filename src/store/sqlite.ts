@@ -1,0 +1,26 @@
+/**
+ * @module Opens cairn's SQLite state file: WAL mode, a busy timeout so several processes can
+ * share one data dir, foreign keys on, migrations applied.
+ */
+import { mkdirSync } from 'node:fs';
+import { join } from 'node:path';
+import Database from 'better-sqlite3';
+import { migrate } from './migrations.js';
+
+export const STATE_FILE = 'cairn.db';
+
+export function openSqlite(dataDir: string, file = STATE_FILE): Database.Database {
+  mkdirSync(dataDir, { recursive: true, mode: 0o700 });
+  const db = new Database(join(dataDir, file), { timeout: 15_000 });
+  db.pragma('journal_mode = WAL');
+  db.pragma('synchronous = NORMAL');
+  db.pragma('foreign_keys = ON');
+  db.pragma('busy_timeout = 15000');
+  migrate(db);
+  return db;
+}
+
+/** Now as RFC 3339 UTC with milliseconds. */
+export function nowIso(): string {
+  return new Date().toISOString();
+}

@@ -1,0 +1,120 @@
+/** @module Tests of the SQLite store: apply semantics, ownership, deletion refusal, status, events, leases. */
+import { mkdtempSync, rmSync, statSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { ConflictError, NotFoundError } from '../model/errors.js';
+import type { AnyManifest } from '../model/resource.js';
+import { Store } from './store.js';
+
+const provider: AnyManifest = { apiVersion: 'cairn.dev/v1', kind: 'Provider', metadata: { name: 'sandbox' }, spec: { vendor: 'sandbox' } };
+const server = (size = 'small', labels?: Record<string, string>): AnyManifest => ({
+  apiVersion: 'cairn.dev/v1',
+  kind: 'Server',
+  metadata: { name: 'web-1', ...(labels ? { labels } : {}) },
+  spec: { provider: 'sandbox', region: 'eu-1', size },
+});
+const database: AnyManifest = {
+  apiVersion: 'cairn.dev/v1',
+  kind: 'Database',
+  metadata: { name: 'shop-db' },
+  spec: { type: 'postgresql', server: 'web-1', version: '16', storageGb: 10 },
+};
+
+let dir: string;
+let store: Store;
+beforeEach(() => {
+  dir = mkdtempSync(join(tmpdir(), 'cairn-store-'));
+  store = Store.open(dir);
+});
+afterEach(() => {
+  store.close();
+  rmSync(dir, { recursive: true, force: true });
+});
+
+describe('Store', () => {
+  it('creates resources at generation 1 with a pending status, in WAL mode', () => {
+    const outcome = store.resources.apply('default', 'api', [provider, server()]);
+    expect(outcome.results.map((r) => r.action)).toEqual(['created', 'created']);
+    const web = store.resources.find('default', { kind: 'Server', namespace: 'default', name: 'web-1' });
+    expect(web?.generation).toBe(1);
+    expect(web?.status.phase).toBe('pending');
+    expect(store.resources.find('default', { kind: 'Provider', namespace: 'default', name: 'sandbox' })?.status.phase).toBe('untested');
+    expect(statSync(join(dir, 'cairn.db-wal')).isFile()).toBe(true);
+  });
+
+  it('bumps generation only when the spec changes, and resourceVersion on every write', () => {
+    store.resources.apply('default', 'api', [provider, server()]);
+    const first = store.resources.find('default', { kind: 'Server', namespace: 'default', name: 'web-1' });
+    expect(store.resources.apply('default', 'api', [server()]).results[0]?.action).toBe('unchanged');
+    store.resources.apply('default', 'api', [server('small', { team: 'shop' })]);
+    const relabelled = store.resources.find('default', { kind: 'Server', namespace: 'default', name: 'web-1' });
+    expect(relabelled?.generation).toBe(1);
+    expect(relabelled?.resourceVersion).toBeGreaterThan(first?.resourceVersion ?? 0);
+    store.resources.apply('default', 'api', [server('large', { team: 'shop' })]);
+    expect(store.resources.find('default', { kind: 'Server', namespace: 'default', name: 'web-1' })?.generation).toBe(2);
+  });
+
+  it('refuses changes from another source, naming the owner, and writes nothing', () => {
+    store.resources.apply('default', 'git:abc', [provider]);
+    const before = store.resources.revision();
+    expect(() => store.resources.apply('default', 'api', [server(), provider])).toThrow(/Provider\/sandbox is owned by git:abc/);
+    expect(store.resources.revision()).toBe(before);
+    expect(store.resources.find('default', { kind: 'Server', namespace: 'default', name: 'web-1' })).toBeUndefined();
+  });
+
+  it('refuses to delete a server a database still uses, unless both go together', () => {
+    store.resources.apply('default', 'api', [provider, server(), database]);
+    const web = { kind: 'Server' as const, namespace: 'default', name: 'web-1' };
+    expect(() => store.resources.requestDeletion('default', 'api', [web])).toThrow(ConflictError);
+    expect(() => store.resources.requestDeletion('default', 'api', [web])).toThrow(/Server\/web-1 is still used by Database\/shop-db/);
+    const { uids } = store.resources.requestDeletion('default', 'api', [web, { kind: 'Database', namespace: 'default', name: 'shop-db' }]);
+    expect(uids).toHaveLength(2);
+    expect(store.resources.find('default', web)?.deletionTimestamp).not.toBeNull();
+    expect(() => store.resources.requestDeletion('default', 'api', [{ kind: 'App', namespace: 'default', name: 'nope' }])).toThrow(NotFoundError);
+  });
+
+  it('re-applying a resource being deleted cancels the deletion', () => {
+    store.resources.apply('default', 'api', [provider]);
+    store.resources.requestDeletion('default', 'api', [{ kind: 'Provider', namespace: 'default', name: 'sandbox' }]);
+    const outcome = store.resources.apply('default', 'api', [provider]);
+    expect(outcome.results[0]?.action).toBe('restored');
+    expect(store.resources.find('default', { kind: 'Provider', namespace: 'default', name: 'sandbox' })?.deletionTimestamp).toBeNull();
+  });
+
+  it('keeps status, feeds changes by revision, and forgets removed resources', () => {
+    store.resources.apply('default', 'api', [provider]);
+    const p = store.resources.find('default', { kind: 'Provider', namespace: 'default', name: 'sandbox' });
+    if (!p) throw new Error('missing');
+    const mark = store.resources.revision();
+    store.resources.writeStatus(p.uid, { ...p.status, phase: 'valid', externalId: 'x-1' });
+    const changed = store.resources.changedSince(mark);
+    expect(changed.map((r) => r.uid)).toEqual([p.uid]);
+    expect(changed[0]?.status.phase).toBe('valid');
+    store.resources.remove(p.uid);
+    expect(store.resources.get(p.uid)).toBeUndefined();
+  });
+
+  it('survives reopening: state is on disk', () => {
+    store.resources.apply('default', 'api', [provider]);
+    store.events.append({ tenant: 'default', uid: 'u', kind: 'Provider', namespace: 'default', name: 'sandbox', type: 'Normal', reason: 'Test', message: 'hello' });
+    store.operations.begin('u', 'create', 'cairn-u-0');
+    store.close();
+    store = Store.open(dir);
+    expect(store.resources.list({ tenant: 'default' })).toHaveLength(1);
+    expect(store.events.list({ tenant: 'default' })[0]?.message).toBe('hello');
+    expect(store.operations.get('u', 'create')?.idempotencyKey).toBe('cairn-u-0');
+  });
+});
+
+describe('Leases', () => {
+  it('lets one holder at a time reconcile, and takes over from an expired one', () => {
+    expect(store.leases.tryAcquire('reconciler', 'a', 60_000).acquired).toBe(true);
+    const second = store.leases.tryAcquire('reconciler', 'b', 60_000);
+    expect(second.acquired).toBe(false);
+    if (!second.acquired) expect(second.heldBy.pid).toBe(process.pid);
+    expect(store.leases.renew('reconciler', 'a', -1)).toBe(true);
+    expect(store.leases.tryAcquire('reconciler', 'b', 60_000).acquired).toBe(true);
+    expect(store.leases.renew('reconciler', 'a', 60_000)).toBe(false);
+  });
+});

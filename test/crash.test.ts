@@ -1,0 +1,70 @@
+/**
+ * @module Crash safety: `cairn apply` against a separate `cairn sandbox-cloud` process is killed
+ * with SIGKILL at random moments, again and again; after each restart the vendor holds exactly
+ * one resource per manifest, and a last apply converges everything.
+ */
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { collect, runCairn, spawnCairn, startSandboxCloudProcess, type SandboxCloudProcess } from './support/cairn-process.js';
+import { writeStack } from './support/manifests.js';
+import { countByName, inventory } from './support/vendor-inventory.js';
+
+const KILLS = Number(process.env.CAIRN_CRASH_KILLS ?? 20);
+
+/** A small seeded PRNG, so a failing run can be repeated with the same kill times. */
+function mulberry32(seed: number): () => number {
+  let a = seed;
+  return () => {
+    a = (a + 0x6d2b79f5) | 0;
+    let t = Math.imul(a ^ (a >>> 15), 1 | a);
+    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+let root: string;
+let cloud: SandboxCloudProcess;
+let stack: ReturnType<typeof writeStack>;
+
+beforeAll(async () => {
+  root = mkdtempSync(join(tmpdir(), 'cairn-crash-'));
+  cloud = await startSandboxCloudProcess(['--data-dir', join(root, 'cloud'), '--provision-ms', '300', '--latency-ms', '20']);
+  stack = writeStack(join(root, 'manifests'), { endpoint: cloud.url, servers: 8, databases: 3, apps: 2 });
+});
+afterAll(async () => {
+  await cloud?.stop();
+  rmSync(root, { recursive: true, force: true });
+});
+
+describe('SIGKILL during apply', () => {
+  it(`never leaks or duplicates a vendor resource over ${KILLS} kills, then converges`, async () => {
+    const seed = Number(process.env.CAIRN_CRASH_SEED ?? Date.now() % 100_000);
+    const random = mulberry32(seed);
+    const dataDir = join(root, 'state');
+    const args = ['apply', '-f', join(root, 'manifests'), '--auto-approve', '--data-dir', dataDir];
+    for (let kill = 0; kill < KILLS; kill++) {
+      const child = spawnCairn(args);
+      const done = collect(child, { timeoutMs: 60_000 });
+      const delay = 400 + Math.floor(random() * 2_600);
+      const timer = setTimeout(() => child.kill('SIGKILL'), delay);
+      await done;
+      clearTimeout(timer);
+      const world = await inventory(cloud.url);
+      for (const [label, items] of [['servers', world.servers], ['databases', world.databases], ['apps', world.apps]] as const) {
+        const duplicates = Object.entries(countByName(items)).filter(([, n]) => n > 1);
+        expect(duplicates, `seed ${seed}, kill ${kill} at ${delay} ms: duplicate ${label}`).toEqual([]);
+      }
+    }
+    const final = await runCairn(args, { timeoutMs: 120_000 });
+    expect(final.stderr, `seed ${seed}`).toBe('');
+    expect(final.code, `seed ${seed}: ${final.stdout}`).toBe(0);
+    expect(final.stdout).toContain(`Apply complete: ${1 + stack.servers.length + stack.databases.length + stack.apps.length} ready.`);
+    const world = await inventory(cloud.url);
+    expect(countByName(world.servers)).toEqual(Object.fromEntries(stack.servers.map((n) => [n, 1])));
+    expect(countByName(world.databases)).toEqual(Object.fromEntries(stack.databases.map((n) => [n, 1])));
+    expect(countByName(world.apps)).toEqual(Object.fromEntries(stack.apps.map((n) => [n, 1])));
+    expect(world.servers.every((s) => s.status === 'running')).toBe(true);
+  }, 600_000);
+});
