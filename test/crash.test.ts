@@ -30,7 +30,7 @@ let stack: ReturnType<typeof writeStack>;
 
 beforeAll(async () => {
   root = mkdtempSync(join(tmpdir(), 'cairn-crash-'));
-  cloud = await startSandboxCloudProcess(['--data-dir', join(root, 'cloud'), '--provision-ms', '300', '--latency-ms', '20']);
+  cloud = await startSandboxCloudProcess(['--data-dir', join(root, 'cloud'), '--provision-ms', '400', '--latency-ms', '60']);
   stack = writeStack(join(root, 'manifests'), { endpoint: cloud.url, servers: 8, databases: 3, apps: 2 });
 });
 afterAll(async () => {
@@ -38,26 +38,50 @@ afterAll(async () => {
   rmSync(root, { recursive: true, force: true });
 });
 
-describe('SIGKILL during apply', () => {
+describe('SIGKILL during apply and delete', () => {
   it(`never leaks or duplicates a vendor resource over ${KILLS} kills, then converges`, async () => {
     const seed = Number(process.env.CAIRN_CRASH_SEED ?? Date.now() % 100_000);
     const random = mulberry32(seed);
     const dataDir = join(root, 'state');
-    const args = ['apply', '-f', join(root, 'manifests'), '--auto-approve', '--data-dir', dataDir];
+    const dir = join(root, 'manifests');
+    const sizes = ['small', 'medium', 'large'];
+    let landed = 0;
     for (let kill = 0; kill < KILLS; kill++) {
-      const child = spawnCairn(args);
+      // Give every run real work: resize the servers, or delete the databases and apps, so the
+      // kill lands while vendor calls are in flight.
+      const deleting = random() < 0.3;
+      if (!deleting) writeStack(dir, { endpoint: cloud.url, servers: 8, databases: 3, apps: 2, size: sizes[kill % 3] });
+      const args = deleting
+        ? ['delete', '-f', join(dir, 'apps.yaml'), join(dir, 'databases.yaml'), '--auto-approve', '--data-dir', dataDir]
+        : ['apply', '-f', dir, '--auto-approve', '--data-dir', dataDir];
+      const child = spawnCairn(args, { env: { CAIRN_PER_PROVIDER: '2' } });
       const done = collect(child, { timeoutMs: 60_000 });
-      const delay = 400 + Math.floor(random() * 2_600);
-      const timer = setTimeout(() => child.kill('SIGKILL'), delay);
-      await done;
+      // Half the kills come at a random moment; the others a random moment after the command
+      // starts reconciling (its first progress line), when vendor calls are surely in flight.
+      const delay = Math.floor(random() * 400);
+      let timer: NodeJS.Timeout | undefined;
+      if (random() < 0.5) {
+        timer = setTimeout(() => child.kill('SIGKILL'), 300 + delay * 5);
+      } else {
+        child.stdout?.on('data', (chunk: Buffer) => {
+          if (timer === undefined && /: (pending|provisioning|creating|deploying|deleting|running|available)/.test(chunk.toString())) {
+            timer = setTimeout(() => child.kill('SIGKILL'), delay);
+          }
+        });
+      }
+      const result = await done;
       clearTimeout(timer);
+      if (result.signal === 'SIGKILL') landed++;
       const world = await inventory(cloud.url);
       for (const [label, items] of [['servers', world.servers], ['databases', world.databases], ['apps', world.apps]] as const) {
         const duplicates = Object.entries(countByName(items)).filter(([, n]) => n > 1);
-        expect(duplicates, `seed ${seed}, kill ${kill} at ${delay} ms: duplicate ${label}`).toEqual([]);
+        expect(duplicates, `seed ${seed}, run ${kill} (${args[0]}) killed at ${delay} ms: duplicate ${label}`).toEqual([]);
       }
     }
-    const final = await runCairn(args, { timeoutMs: 120_000 });
+    expect(landed, `seed ${seed}: kills that interrupted a running command`).toBeGreaterThanOrEqual(Math.ceil(KILLS / 2));
+
+    writeStack(dir, { endpoint: cloud.url, servers: 8, databases: 3, apps: 2, size: 'large' });
+    const final = await runCairn(['apply', '-f', dir, '--auto-approve', '--data-dir', dataDir], { timeoutMs: 120_000 });
     expect(final.stderr, `seed ${seed}`).toBe('');
     expect(final.code, `seed ${seed}: ${final.stdout}`).toBe(0);
     expect(final.stdout).toContain(`Apply complete: ${1 + stack.servers.length + stack.databases.length + stack.apps.length} ready.`);
@@ -65,6 +89,6 @@ describe('SIGKILL during apply', () => {
     expect(countByName(world.servers)).toEqual(Object.fromEntries(stack.servers.map((n) => [n, 1])));
     expect(countByName(world.databases)).toEqual(Object.fromEntries(stack.databases.map((n) => [n, 1])));
     expect(countByName(world.apps)).toEqual(Object.fromEntries(stack.apps.map((n) => [n, 1])));
-    expect(world.servers.every((s) => s.status === 'running')).toBe(true);
+    expect(world.servers.every((s) => s.status === 'running' && s.size === 'large')).toBe(true);
   }, 600_000);
 });

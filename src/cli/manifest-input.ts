@@ -9,8 +9,11 @@ import { DEFAULT_TENANT, type AnyManifest } from '../model/resource.js';
 import type { Store } from '../store/store.js';
 import { CliError } from './cli-error.js';
 
-export async function readManifests(paths: readonly string[], store?: Store): Promise<AnyManifest[]> {
-  const known = store
+export async function readManifests(paths: readonly string[], store?: Store, options: { checkReferences?: boolean } = {}): Promise<AnyManifest[]> {
+  // Deleting names resources only; what they reference need not exist.
+  const known = options.checkReferences === false
+    ? (): boolean => true
+    : store
     ? (kind: AnyManifest['kind'], namespace: string, name: string): boolean => {
         const found = store.resources.find(DEFAULT_TENANT, { kind, namespace, name });
         return found !== undefined && found.deletionTimestamp === null;

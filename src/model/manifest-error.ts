@@ -46,9 +46,9 @@ export function formatManifestError(error: ManifestError): string {
   return about === '' ? `${location}: ${error.message}` : `${location} ${about}: ${error.message}`;
 }
 
-/** Orders errors of one file by position, so output follows the file from top to bottom. */
+/** Orders errors of one file by position, so output follows the file from top to bottom (use a stable sort). */
 export function compareErrorPositions(a: ManifestError, b: ManifestError): number {
-  return a.document - b.document || a.line - b.line || a.column - b.column || (a.message < b.message ? -1 : a.message > b.message ? 1 : 0);
+  return a.document - b.document || a.line - b.line || a.column - b.column;
 }
 
 /** An error about a file as a whole, with no position: it is missing, too large, unreadable. */

@@ -28,14 +28,22 @@ export interface LoadResult {
   errors: ManifestError[];
 }
 
-/** Sorts errors by the order their files were given in, then top to bottom within a file. */
-function sortErrors(errors: ManifestError[], fileOrder: readonly string[]): ManifestError[] {
-  const rank = new Map<string, number>();
-  fileOrder.forEach((file, index) => {
-    if (!rank.has(file)) rank.set(file, index);
-  });
-  const rankOf = (file: string): number => rank.get(file) ?? fileOrder.length;
-  return errors.sort((a, b) => rankOf(a.file) - rankOf(b.file) || compareErrorPositions(a, b));
+/**
+ * Orders errors by the order their files were given in, then top to bottom within a file, and
+ * shows at most `limit` per file, ending that file's errors with a count of the ones left out.
+ */
+function orderErrors(errors: readonly ManifestError[], fileOrder: readonly string[], omitted: ReadonlyMap<string, number>, limit: number): ManifestError[] {
+  const byFile = new Map<string, ManifestError[]>();
+  for (const file of [...fileOrder, ...errors.map((e) => e.file)]) if (!byFile.has(file)) byFile.set(file, []);
+  for (const error of errors) byFile.get(error.file)?.push(error);
+  const ordered: ManifestError[] = [];
+  for (const [file, fileErrors] of byFile) {
+    fileErrors.sort(compareErrorPositions);
+    ordered.push(...fileErrors.slice(0, limit));
+    const left = Math.max(0, fileErrors.length - limit) + (omitted.get(file) ?? 0);
+    if (left > 0) ordered.push(wholeFileError(file, `${left} more error${left === 1 ? '' : 's'} not shown (only the first ${limit} are)`));
+  }
+  return ordered;
 }
 
 /**
@@ -47,10 +55,12 @@ export function loadManifestSources(sources: readonly ManifestSource[], options:
   const limits = options.limits ?? DEFAULT_MANIFEST_LIMITS;
   const manifests: LocatedManifest[] = [];
   const errors: ManifestError[] = [];
+  const omitted = new Map<string, number>();
   for (const source of sources) {
     const parsed = parseManifestText(source.text, source.file, limits);
     manifests.push(...parsed.manifests);
     errors.push(...parsed.errors);
+    if (parsed.omittedErrors > 0) omitted.set(source.file, (omitted.get(source.file) ?? 0) + parsed.omittedErrors);
   }
   const broken = new Set(
     errors.flatMap((e) => (isKind(e.kind) && e.name !== undefined ? [resourceKey({ kind: e.kind, namespace: e.namespace, name: e.name })] : [])),
@@ -59,7 +69,7 @@ export function loadManifestSources(sources: readonly ManifestSource[], options:
     broken.has(resourceKey({ kind, namespace, name })) || (options.known?.(kind, namespace, name) ?? false);
   errors.push(...checkDuplicateNames(manifests), ...checkReferences(manifests, known));
   if (errors.length === 0) return { manifests, errors: [] };
-  return { manifests: [], errors: sortErrors(errors, sources.map((s) => s.file)) };
+  return { manifests: [], errors: orderErrors(errors, sources.map((s) => s.file), omitted, limits.maxErrorsPerFile) };
 }
 
 /**
@@ -85,7 +95,7 @@ export async function loadManifestPaths(paths: readonly string[], options: LoadO
   }
   const loaded = loadManifestSources(sources, options);
   if (errors.length === 0) return loaded;
-  return { manifests: [], errors: sortErrors([...errors, ...loaded.errors], [...paths, ...expanded.files]) };
+  return { manifests: [], errors: [...errors, ...loaded.errors] };
 }
 
 /** The errors of a load as lines, in order, ready to print. */

@@ -9,7 +9,7 @@ import { compareErrorPositions, wholeFileError, type ManifestError } from './man
 import { DEFAULT_MANIFEST_LIMITS, formatByteSize, type ManifestLimits } from './manifest-limits.js';
 import { DEFAULT_NAMESPACE, type AnyManifest } from './resource.js';
 import { validateManifest } from './schema-validator.js';
-import { findDuplicateKeys, scanYamlText } from './yaml-guards.js';
+import { findKeyProblems, scanYamlText } from './yaml-guards.js';
 import { locateOffset, positionOf, type SourcePosition } from './yaml-positions.js';
 
 export type { SourcePosition } from './yaml-positions.js';
@@ -31,7 +31,9 @@ export interface LocatedManifest {
 /** What one text holds: its valid manifests and the errors of the rest, in source order. */
 export interface ParseResult {
   manifests: LocatedManifest[];
+  /** At most `maxErrorsPerFile` of them; the count of the rest is in `omittedErrors`. */
   errors: ManifestError[];
+  omittedErrors: number;
 }
 
 /** What a document says it is, as far as that can be told: used to name it in errors. */
@@ -43,7 +45,6 @@ interface DocumentIdentity {
 
 interface TextContext {
   file: string;
-  text: string;
   lineCounter: LineCounter;
   limits: ManifestLimits;
 }
@@ -88,12 +89,10 @@ function yamlErrorMessage(error: YAMLError): string {
   }
 }
 
-/** YAML errors and warnings (unknown tags, directives) and repeated keys: any of them makes the document unusable. */
+/** YAML errors and warnings (unknown tags, directives) and unusable keys (repeated, or collections): any of them makes the document unusable. */
 function yamlProblems(context: TextContext, doc: Document, index: number): ManifestError[] {
   const problems = [...doc.errors, ...doc.warnings].map((e) => errorAt(context, index, e.pos[0], '', yamlErrorMessage(e), {}));
-  for (const duplicate of findDuplicateKeys(doc)) {
-    problems.push(errorAt(context, index, duplicate.offset, '', `duplicate key ${JSON.stringify(duplicate.key)}`, {}));
-  }
+  for (const key of findKeyProblems(doc)) problems.push(errorAt(context, index, key.offset, '', key.message, {}));
   return problems;
 }
 
@@ -165,31 +164,27 @@ function refusalOf(text: string, file: string, limits: ManifestLimits): Manifest
   return undefined;
 }
 
-function capErrors(errors: ManifestError[], file: string, limit: number): ManifestError[] {
-  if (errors.length <= limit) return errors;
-  const more = errors.length - limit;
-  return [...errors.slice(0, limit), wholeFileError(file, `${more} more error${more === 1 ? '' : 's'} not shown (only the first ${limit} are)`)];
-}
-
 /**
  * Parses every YAML document of `text` (named `file` in errors) into manifests. Empty documents
  * are skipped; all problems are reported, not just the first. Never throws on bad input.
  */
-export function parseManifestText(text: string, file: string, limits: ManifestLimits = DEFAULT_MANIFEST_LIMITS): ParseResult {
+export function parseManifestText(source: string, file: string, limits: ManifestLimits = DEFAULT_MANIFEST_LIMITS): ParseResult {
+  const text = source.charCodeAt(0) === 0xfeff ? source.slice(1) : source;
   const refusal = refusalOf(text, file, limits);
-  if (refusal !== undefined) return { manifests: [], errors: [refusal] };
+  if (refusal !== undefined) return { manifests: [], errors: [refusal], omittedErrors: 0 };
   const lineCounter = new LineCounter();
   const documents: Document[] = [];
   try {
-    const options = { lineCounter, prettyErrors: false, uniqueKeys: false, schema: 'core', resolveKnownTags: false, merge: false } as const;
+    const options = { lineCounter, prettyErrors: false, logLevel: 'error', uniqueKeys: false, schema: 'core', resolveKnownTags: false, merge: false } as const;
     for (const doc of parseAllDocuments(text, options)) documents.push(doc);
   } catch (cause) {
-    return { manifests: [], errors: [wholeFileError(file, `could not read YAML: ${cause instanceof Error ? cause.message : String(cause)}`)] };
+    return { manifests: [], errors: [wholeFileError(file, `could not read YAML: ${cause instanceof Error ? cause.message : String(cause)}`)], omittedErrors: 0 };
   }
   if (documents.length > limits.maxDocumentsPerFile) {
-    return { manifests: [], errors: [wholeFileError(file, `file has more than ${limits.maxDocumentsPerFile} YAML documents; the limit is ${limits.maxDocumentsPerFile} per file`)] };
+    const message = `file has more than ${limits.maxDocumentsPerFile} YAML documents; the limit is ${limits.maxDocumentsPerFile} per file`;
+    return { manifests: [], errors: [wholeFileError(file, message)], omittedErrors: 0 };
   }
-  const context: TextContext = { file, text, lineCounter, limits };
+  const context: TextContext = { file, lineCounter, limits };
   const manifests: LocatedManifest[] = [];
   const errors: ManifestError[] = [];
   documents.forEach((doc, index) => {
@@ -197,5 +192,7 @@ export function parseManifestText(text: string, file: string, limits: ManifestLi
     if (Array.isArray(read)) errors.push(...read);
     else manifests.push(read);
   });
-  return { manifests, errors: capErrors(errors.sort(compareErrorPositions), file, limits.maxErrorsPerFile) };
+  errors.sort(compareErrorPositions);
+  const shown = errors.slice(0, limits.maxErrorsPerFile);
+  return { manifests, errors: shown, omittedErrors: errors.length - shown.length };
 }

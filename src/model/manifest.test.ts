@@ -86,6 +86,11 @@ describe('parseManifestText', () => {
     ]);
   });
 
+  it('refuses lists and mappings used as keys, and ignores a byte-order mark', () => {
+    const text = `\uFEFF${PROVIDER.replace('spec:\n', 'spec:\n  ? [a, b]\n  : x\n')}`;
+    expect(lines(parseManifestText(text, 'keys.yaml'))).toEqual(['keys.yaml:6:5 Provider/sandbox: keys must be plain strings, not a list']);
+  });
+
   it('names resources outside the default namespace with their namespace', () => {
     const text = PROVIDER.replace('  name: sandbox\n', '  name: sandbox\n  namespace: staging\n').replace('vendor: sandbox', 'vendor: 7');
     expect(lines(parseManifestText(text, 'ns.yaml'))).toEqual([

@@ -62,7 +62,7 @@ function describeValue(value: unknown): string {
 function typeMessage(expected: unknown, value: unknown): string {
   const types = (Array.isArray(expected) ? expected : [expected]).map((t) => TYPE_NAMES[String(t)] ?? String(t));
   const message = `must be ${types.join(' or ')}, not ${describeValue(value)}`;
-  const quotable = typeof value === 'number' || typeof value === 'boolean';
+  const quotable = (typeof value === 'number' && Number.isFinite(value)) || typeof value === 'boolean';
   return quotable && types.includes('a string') ? `${message} (put it in quotes: "${String(value)}")` : message;
 }
 
@@ -95,7 +95,7 @@ function lengthMessage(error: ErrorObject): string {
   return limit === 1 ? 'must not be empty' : `must be at least ${limit} characters`;
 }
 
-function describeError(error: ErrorObject, kind: Kind): ShapeIssue | undefined {
+function describeError(error: ErrorObject, kind: Kind): ShapeIssue {
   const at = error.instancePath;
   switch (error.keyword) {
     case 'required': {
@@ -162,9 +162,8 @@ function describeError(error: ErrorObject, kind: Kind): ShapeIssue | undefined {
 }
 
 /** Issues for an invalid key of a mapping (ajv reports these with `propertyName` set). */
-function describeKeyError(error: ErrorObject, key: string, kind: Kind): ShapeIssue | undefined {
+function describeKeyError(error: ErrorObject, key: string, kind: Kind): ShapeIssue {
   const issue = describeError(error, kind);
-  if (issue === undefined) return undefined;
   return { pointer: appendPointer(error.instancePath, key), message: `invalid key: ${issue.message}`, locateAt: 'key' };
 }
 
@@ -178,7 +177,6 @@ export function describeSchemaErrors(errors: readonly ErrorObject[], kind: Kind)
   for (const error of errors) {
     if (NOISE_KEYWORDS.has(error.keyword)) continue;
     const issue = error.propertyName !== undefined ? describeKeyError(error, error.propertyName, kind) : describeError(error, kind);
-    if (issue === undefined) continue;
     const identity = `${issue.pointer}\u0000${issue.message}`;
     if (seen.has(identity)) continue;
     seen.add(identity);

@@ -1,9 +1,9 @@
 /**
  * @module Cheap checks that keep hostile or runaway YAML from costing much: a linear pre-scan of
  * the raw text (document count, flow nesting depth) before the parser runs, and a linear
- * duplicate-key check on the parsed tree (yaml's own `uniqueKeys` is quadratic in map size).
+ * check of keys on the parsed tree (yaml's own `uniqueKeys` is quadratic in map size).
  */
-import { isMap, isScalar, isSeq, isPair, type Document, type Node } from 'yaml';
+import { isCollection, isMap, isPair, isScalar, isSeq, type Document, type Node } from 'yaml';
 
 export interface YamlTextScan {
   /** Lines that start a document with `---`; a file holds at most this many plus one documents. */
@@ -69,15 +69,15 @@ export function scanYamlText(text: string): YamlTextScan {
   return { documentMarkers, maxFlowDepth };
 }
 
-/** A key that appears a second time in the same mapping; `offset` is where the repeat starts. */
-export interface DuplicateKey {
-  key: string;
+/** A key that cannot stand in a manifest: repeated in its mapping, or a list or mapping used as a key. */
+export interface KeyProblem {
   offset: number;
+  message: string;
 }
 
-/** Every repeated key of every mapping in the document, in one walk (aliases are not followed). */
-export function findDuplicateKeys(doc: Document): DuplicateKey[] {
-  const duplicates: DuplicateKey[] = [];
+/** Every problem key of every mapping in the document, in one walk (aliases are not followed). */
+export function findKeyProblems(doc: Document): KeyProblem[] {
+  const problems: KeyProblem[] = [];
   const pending: unknown[] = [doc.contents];
   while (pending.length > 0) {
     const node = pending.pop();
@@ -87,8 +87,11 @@ export function findDuplicateKeys(doc: Document): DuplicateKey[] {
         const key = pair.key as Node | null;
         if (isScalar(key)) {
           const text = String(key.value);
-          if (seen.has(text)) duplicates.push({ key: text, offset: key.range?.[0] ?? 0 });
+          if (seen.has(text)) problems.push({ offset: key.range?.[0] ?? 0, message: `duplicate key ${JSON.stringify(text)}` });
           seen.add(text);
+        } else if (isCollection(key)) {
+          const what = isMap(key) ? 'a mapping' : 'a list';
+          problems.push({ offset: key.range?.[0] ?? 0, message: `keys must be plain strings, not ${what}` });
         }
         pending.push(pair.key, pair.value);
       }
@@ -96,5 +99,5 @@ export function findDuplicateKeys(doc: Document): DuplicateKey[] {
       for (const item of node.items) pending.push(isPair(item) ? item.value : item);
     }
   }
-  return duplicates.sort((a, b) => a.offset - b.offset);
+  return problems.sort((a, b) => a.offset - b.offset);
 }

@@ -42,7 +42,7 @@ function childAt(node: Node, token: string): { key?: Node; value: Node | null } 
  * mapping that lacks it starts.
  */
 export function locateOffset(doc: Document, pointer: string, at: 'value' | 'key' = 'value'): number {
-  let node = doc.contents as Node | null;
+  let node: Node | null = doc.contents;
   let offset = startOf(node) ?? 0;
   const tokens = pointerTokens(pointer);
   for (const [index, token] of tokens.entries()) {

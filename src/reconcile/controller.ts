@@ -76,9 +76,9 @@ export class Controller {
     };
   }
 
-  /** Who holds the lease now, if anyone else does. */
-  static leaseHolder(store: Store): LeaseHolder | undefined {
-    return store.leases.current(LEASE_NAME);
+  /** The live process reconciling the data dir now, if any. */
+  static activeReconciler(store: Store): LeaseHolder | undefined {
+    return store.leases.activeHolder(LEASE_NAME);
   }
 
   /** Takes the lease (or throws LeaseHeldError) and starts reconciling everything in the store. */

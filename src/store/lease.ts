@@ -26,6 +26,10 @@ export function processIsAlive(pid: number): boolean {
   }
 }
 
+function isLive(holder: LeaseHolder, now: number): boolean {
+  return holder.expiresAt > now && !(holder.host === hostname() && !processIsAlive(holder.pid));
+}
+
 export class Leases {
   constructor(private readonly db: Database.Database) {}
 
@@ -36,17 +40,19 @@ export class Leases {
     return row && { holder: row.holder, pid: row.pid, host: row.host, acquiredAt: row.acquired_at, expiresAt: row.expires_at };
   }
 
+  /** The holder of a live lease: unexpired, and not a process of this host that has died. */
+  activeHolder(name: string): LeaseHolder | undefined {
+    const holder = this.current(name);
+    return holder && isLive(holder, Date.now()) ? holder : undefined;
+  }
+
   /** Takes the lease if it is free, expired, ours, or held by a dead process on this host. */
   tryAcquire(name: string, holder: string, ttlMs: number): LeaseAttempt {
     const now = Date.now();
     return this.db
       .transaction((): LeaseAttempt => {
         const existing = this.current(name);
-        const free =
-          !existing ||
-          existing.holder === holder ||
-          existing.expiresAt <= now ||
-          (existing.host === hostname() && !processIsAlive(existing.pid));
+        const free = !existing || existing.holder === holder || !isLive(existing, now);
         if (!free) return { acquired: false, heldBy: existing };
         this.db
           .prepare(

@@ -63,8 +63,8 @@ export function registerApplyCommand(program: Command): void {
         if (!stored) throw new Error(`${m.kind}/${m.metadata.name} was not recorded`);
         return { uid: stored.uid, tenant: stored.tenant, kind: stored.kind, namespace: stored.namespace, name: stored.name, deleting: false };
       });
-      const holder = Controller.leaseHolder(store);
-      if (holder && holder.expiresAt > Date.now() && !options.wait) {
+      const holder = Controller.activeReconciler(store);
+      if (holder && !options.wait) {
         console.log(`Applied. cairn (pid ${holder.pid} on ${holder.host}) is reconciling; follow with: cairn get <kind>, or apply with --wait`);
         return;
       }

@@ -41,7 +41,7 @@ export function registerDeleteCommand(program: Command): void {
     const dataDir = resolveDataDir(options.dataDir);
     const store = Store.open(dataDir);
     try {
-      const manifests = await readManifests(options.file, store);
+      const manifests = await readManifests(options.file, store, { checkReferences: false });
       const existing: AnyStoredResource[] = [];
       for (const m of manifests) {
         const ref = { kind: m.kind, namespace: m.metadata.namespace ?? 'default', name: m.metadata.name };
@@ -59,8 +59,8 @@ export function registerDeleteCommand(program: Command): void {
         throw new CliError('Delete cancelled.');
       }
       store.resources.requestDeletion(DEFAULT_TENANT, 'api', existing);
-      const holder = Controller.leaseHolder(store);
-      if (holder && holder.expiresAt > Date.now() && !options.wait) {
+      const holder = Controller.activeReconciler(store);
+      if (holder && !options.wait) {
         console.log(`Deletion requested. cairn (pid ${holder.pid} on ${holder.host}) is reconciling; add --wait to follow it`);
         return;
       }
