@@ -9,6 +9,7 @@ import { DEFAULT_TENANT, displayName, type AnyManifest } from '../model/resource
 import type { Store } from '../store/store.js';
 import { followConvergence, type ConvergenceTarget } from './convergence.js';
 import { planForManifests } from './plan-for-manifests.js';
+import { sortByKind } from './sort-by-kind.js';
 
 const START_TIMEOUT_MS = 15 * 60_000;
 
@@ -20,7 +21,7 @@ export function applyAtStart(store: Store, manifests: readonly AnyManifest[], st
   } else {
     console.log('manifests given with --apply are already the desired state');
   }
-  const targets: ConvergenceTarget[] = manifests.flatMap((m) => {
+  const targets: ConvergenceTarget[] = sortByKind(manifests).flatMap((m) => {
     const r = store.resources.find(DEFAULT_TENANT, { kind: m.kind, namespace: m.metadata.namespace ?? 'default', name: m.metadata.name });
     return r ? [{ uid: r.uid, tenant: r.tenant, kind: r.kind, namespace: r.namespace, name: r.name, deleting: false }] : [];
   });
@@ -32,12 +33,7 @@ export function applyAtStart(store: Store, manifests: readonly AnyManifest[], st
     if (stopped()) return;
     const problems = [...report.states.values()].filter((s) => s.state !== 'ready');
     if (problems.length === 0) {
-      console.log(`all ${targets.length} resources are ready`);
-      for (const r of targets) {
-        const stored = store.resources.get(r.uid);
-        const url = stored?.status.endpoints?.url;
-        if (typeof url === 'string') console.log(`${displayName(r)} serves ${url}`);
-      }
+      console.log(`all ${targets.length} resources are ready; look at them with: cairn get servers (or databases, apps)`);
     } else {
       for (const p of problems) console.error(`${displayName(p.target)} is ${p.state}: ${p.detail}`);
     }

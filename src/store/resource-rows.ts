@@ -71,7 +71,7 @@ export function rowToResource(row: ResourceRow): AnyStoredResource {
     updatedAt: row.updated_at,
     deletionTimestamp: row.deletion_timestamp,
     status,
-  } as AnyStoredResource;
+  };
 }
 
 export function statusToRow(uid: string, status: ResourceStatus, now: string): Record<string, unknown> {

@@ -70,7 +70,7 @@ export function registerServeCommand(program: Command): void {
       try {
         controller.start();
         reconciling = true;
-        console.log('reconciling; apply manifests with: cairn apply -f examples/quickstart');
+        console.log(manifests.length > 0 ? 'reconciling' : 'reconciling; apply manifests with: cairn apply -f examples/quickstart');
       } catch (error) {
         if (!(error instanceof LeaseHeldError)) throw error;
         console.log(`waiting: ${error.message}`);
