@@ -52,6 +52,7 @@ export function registerServeCommand(program: Command): void {
     let reconciling = false;
     let stopping = false;
     let retry: NodeJS.Timeout | undefined;
+    let lastWait = '';
 
     const app = express();
     app.use(healthRouter({ storeWritable: () => store.isWritable(), reconciling: () => reconciling }));
@@ -73,7 +74,8 @@ export function registerServeCommand(program: Command): void {
         console.log(manifests.length > 0 ? 'reconciling' : 'reconciling; apply manifests with: cairn apply -f examples/quickstart');
       } catch (error) {
         if (!(error instanceof LeaseHeldError)) throw error;
-        console.log(`waiting: ${error.message}`);
+        if (error.message !== lastWait) console.log(`waiting: ${error.message}`);
+        lastWait = error.message;
         retry = setTimeout(tryStart, LEASE_RETRY_MS);
       }
     };
