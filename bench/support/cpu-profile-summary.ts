@@ -6,7 +6,7 @@
  */
 import { existsSync, readFileSync } from 'node:fs';
 import { SourceMap } from 'node:module';
-import { relative } from 'node:path';
+import { dirname, isAbsolute, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { REPO_ROOT } from './repo-paths.js';
@@ -66,7 +66,8 @@ function describeFrame(frame: CallFrame): string {
   if (file.startsWith(REPO_ROOT)) {
     const entry = sourceMapFor(file)?.findEntry(frame.lineNumber, frame.columnNumber);
     if (entry && 'originalSource' in entry && entry.originalSource) {
-      file = entry.originalSource.startsWith('file://') ? fileURLToPath(entry.originalSource) : entry.originalSource;
+      const original = entry.originalSource;
+      file = original.startsWith('file://') ? fileURLToPath(original) : isAbsolute(original) ? original : resolve(dirname(file), original);
       line = entry.originalLine + 1;
     }
     file = relative(REPO_ROOT, file);

@@ -1,6 +1,7 @@
 /**
- * @module Runs the real `cairn` executable as a measured child process: wall time from spawn to
- * exit, and peak RSS through GNU time (`/usr/bin/time -f '%e %M'`) when the machine has it.
+ * @module Runs a node script — the real `cairn` executable, or a benchmark's child script — as a
+ * measured child process: wall time from spawn to exit, when chosen lines first appeared on
+ * stdout, and peak RSS and CPU time through GNU time (`/usr/bin/time`) when the machine has it.
  */
 import { spawn } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
@@ -9,16 +10,20 @@ import { join } from 'node:path';
 import { CAIRN_BIN, REPO_ROOT } from './repo-paths.js';
 
 const GNU_TIME = '/usr/bin/time';
-const TAIL_BYTES = 4096;
+const TAIL_CHARS = 4096;
 
 export interface MeasuredRun {
   wallMs: number;
   /** Peak resident set of the node process, in KiB; null without GNU time. */
   maxRssKb: number | null;
+  /** User + system CPU time of the node process; null without GNU time. */
+  cpuMs: number | null;
   code: number | null;
   signal: NodeJS.Signals | null;
   /** Killed after `timeoutMs`. */
   timedOut: boolean;
+  /** Milliseconds from spawn to the first stdout line matching each of `marks` (absent: never seen). */
+  marks: Record<string, number>;
   /** Lines written to stdout (0 when stdout was discarded). */
   stdoutLines: number;
   stdoutTail: string;
@@ -33,6 +38,8 @@ export interface MeasureOptions {
   timeoutMs: number;
   /** Flags for node itself, e.g. `--cpu-prof`. */
   nodeArgs?: readonly string[];
+  /** Names of moments to note, each the first stdout line it matches (stdout must be captured). */
+  marks?: Readonly<Record<string, RegExp>>;
 }
 
 /** Process groups of measured children still running, killed if the benchmark is interrupted. */
@@ -63,16 +70,20 @@ export function canMeasureRss(): boolean {
   return existsSync(GNU_TIME);
 }
 
-/** The environment a measured child gets: ours, without colour and without a default data dir. */
+/**
+ * The environment a measured child gets: ours (so CAIRN_* knobs set by whoever runs the
+ * benchmarks pass through), without colour or a default data dir, and with
+ * CAIRN_PREFER_DIST=1 so that bin/cairn.js runs the compiled dist/ rather than src/ through tsx.
+ */
 export function benchEnv(extra: NodeJS.ProcessEnv = {}): NodeJS.ProcessEnv {
-  const env: NodeJS.ProcessEnv = { ...process.env, NO_COLOR: '1', ...extra };
+  const env: NodeJS.ProcessEnv = { ...process.env, NO_COLOR: '1', CAIRN_PREFER_DIST: '1', ...extra };
   delete env.FORCE_COLOR;
   delete env.CAIRN_DATA_DIR;
   return env;
 }
 
 function keepTail(text: string): string {
-  return text.length > TAIL_BYTES ? text.slice(-TAIL_BYTES) : text;
+  return text.length > TAIL_CHARS ? text.slice(-TAIL_CHARS) : text;
 }
 
 /** The last `lines` lines of a text, for failure reports. */
@@ -80,28 +91,34 @@ export function lastLines(text: string, lines: number): string {
   return text.trimEnd().split('\n').slice(-lines).join('\n');
 }
 
-/** Parses GNU time's `%e %M` line (seconds, KiB). */
-function readRss(file: string): number | null {
-  if (!existsSync(file)) return null;
-  const fields = readFileSync(file, 'utf8').trim().split('\n').pop()?.split(/\s+/) ?? [];
-  const kb = Number(fields[1]);
-  return Number.isFinite(kb) ? kb : null;
+/** Parses GNU time's `%e %M %U %S` line (seconds, KiB, seconds, seconds); it comes last in the file. */
+function readTimeFile(file: string): { maxRssKb: number | null; cpuMs: number | null } {
+  if (!existsSync(file)) return { maxRssKb: null, cpuMs: null };
+  const fields = (readFileSync(file, 'utf8').trim().split('\n').pop() ?? '').split(/\s+/).map(Number);
+  const [, rss, user, system] = fields;
+  return {
+    maxRssKb: rss !== undefined && Number.isFinite(rss) ? rss : null,
+    cpuMs: user !== undefined && system !== undefined && Number.isFinite(user + system) ? (user + system) * 1000 : null,
+  };
 }
 
-/** Runs `node bin/cairn.js ...args` and measures it. Never throws for a failing command: check `code`. */
-export async function runCairnMeasured(args: readonly string[], options: MeasureOptions): Promise<MeasuredRun> {
+/** Runs `node [nodeArgs] script ...args` and measures it. Never throws for a failing command: check `code`. */
+export async function runNodeMeasured(script: string, args: readonly string[], options: MeasureOptions): Promise<MeasuredRun> {
   const scratch = mkdtempSync(join(tmpdir(), 'cairn-bench-time-'));
   const timeFile = join(scratch, 'time.txt');
-  const node = [process.execPath, ...(options.nodeArgs ?? []), CAIRN_BIN, ...args];
-  const [command, ...argv] = canMeasureRss() ? [GNU_TIME, '-f', '%e %M', '-o', timeFile, ...node] : node;
+  const node = [process.execPath, ...(options.nodeArgs ?? []), script, ...args];
+  const [command, ...argv] = canMeasureRss() ? [GNU_TIME, '-f', '%e %M %U %S', '-o', timeFile, ...node] : node;
+  const marks: Record<string, number> = {};
+  const pending = Object.entries(options.marks ?? {});
   let stdout = '';
+  let partialLine = '';
   let stderr = '';
   let stdoutLines = 0;
   let timedOut = false;
   try {
     killLiveGroupsOnInterrupt();
     const started = performance.now();
-    // Its own process group, so a timeout kills node as well as GNU time wrapping it.
+    // Its own process group, so that a timeout kills node as well as GNU time wrapping it.
     const child = spawn(command ?? process.execPath, argv, {
       cwd: REPO_ROOT,
       env: benchEnv(options.env),
@@ -111,12 +128,25 @@ export async function runCairnMeasured(args: readonly string[], options: Measure
     const pid = child.pid;
     if (pid !== undefined) liveGroups.add(pid);
     child.stdout?.on('data', (chunk: Buffer) => {
+      const at = performance.now() - started;
       const text = chunk.toString();
-      for (let i = text.indexOf('\n'); i !== -1; i = text.indexOf('\n', i + 1)) stdoutLines += 1;
       stdout = keepTail(stdout + text);
+      const lines = (partialLine + text).split('\n');
+      partialLine = lines.pop() ?? '';
+      stdoutLines += lines.length;
+      if (pending.length === 0) return;
+      for (const line of lines) {
+        for (let i = pending.length - 1; i >= 0; i--) {
+          const [name, pattern] = pending[i] ?? ['', /$^/];
+          if (pattern.test(line)) {
+            marks[name] = at;
+            pending.splice(i, 1);
+          }
+        }
+      }
     });
     child.stderr?.on('data', (chunk: Buffer) => (stderr = keepTail(stderr + chunk.toString())));
-    const { code, signal, wallMs } = await new Promise<{ code: number | null; signal: NodeJS.Signals | null; wallMs: number }>((resolve, reject) => {
+    const exit = await new Promise<{ code: number | null; signal: NodeJS.Signals | null; wallMs: number }>((resolve, reject) => {
       let exited: { code: number | null; signal: NodeJS.Signals | null; wallMs: number } | undefined;
       const timer = setTimeout(() => {
         timedOut = true;
@@ -126,17 +156,31 @@ export async function runCairnMeasured(args: readonly string[], options: Measure
         clearTimeout(timer);
         reject(error);
       });
-      child.once('exit', (exitCode, exitSignal) => (exited = { code: exitCode, signal: exitSignal, wallMs: performance.now() - started }));
+      child.once('exit', (code, signal) => (exited = { code, signal, wallMs: performance.now() - started }));
       child.once('close', () => {
         clearTimeout(timer);
         if (pid !== undefined) liveGroups.delete(pid);
         resolve(exited ?? { code: child.exitCode, signal: child.signalCode, wallMs: performance.now() - started });
       });
     });
-    return { wallMs, maxRssKb: readRss(timeFile), code, signal, timedOut, stdoutLines, stdoutTail: stdout, stderrTail: stderr };
+    if (partialLine !== '') stdoutLines += 1;
+    return { ...exit, ...readTimeFile(timeFile), timedOut, marks, stdoutLines, stdoutTail: stdout, stderrTail: stderr };
   } finally {
     rmSync(scratch, { recursive: true, force: true });
   }
+}
+
+/** Runs `node bin/cairn.js ...args` (compiled, see benchEnv) and measures it. */
+export function runCairnMeasured(args: readonly string[], options: MeasureOptions): Promise<MeasuredRun> {
+  return runNodeMeasured(CAIRN_BIN, args, options);
+}
+
+/** What went wrong with a run, or undefined when it exited 0: the exit and the stderr tail. */
+export function failureOf(run: MeasuredRun, lines = 15): string | undefined {
+  if (run.code === 0 && !run.timedOut) return undefined;
+  const how = run.timedOut ? 'timed out (killed)' : run.signal ? `killed by ${run.signal}` : `exit ${String(run.code)}`;
+  const tail = lastLines(run.stderrTail, lines) || lastLines(run.stdoutTail, lines);
+  return `${how}${tail ? `\n${tail}` : ''}`;
 }
 
 /** The median of some numbers (the mean of the middle two for an even count). */

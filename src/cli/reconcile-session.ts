@@ -7,6 +7,7 @@ import { Controller, LeaseHeldError } from '../reconcile/controller.js';
 import type { Store } from '../store/store.js';
 import { followConvergence, type ConvergenceReport, type ConvergenceTarget } from './convergence.js';
 import { controllerOptionsFromEnv } from './controller-options.js';
+import { reportConvergence } from './report-convergence.js';
 
 export interface SessionOptions {
   dataDir: string;
@@ -34,4 +35,28 @@ export async function reconcileUntilSettled(store: Store, targets: readonly Conv
   } finally {
     if (own) await controller.stop();
   }
+}
+
+/**
+ * The end of `apply` and `delete`: when `cairn serve` reconciles and --wait was not given, say so
+ * and return; otherwise get the targets settled (here or by following) and report the outcome.
+ */
+export async function settleOrHandOff(
+  store: Store,
+  targets: readonly ConvergenceTarget[],
+  options: { dataDir: string; timeoutMs: number; wait: boolean; verb: 'Apply' | 'Delete' },
+): Promise<void> {
+  const holder = Controller.activeReconciler(store);
+  if (holder && !options.wait) {
+    const done = options.verb === 'Apply' ? 'Applied' : 'Deletion requested';
+    console.log(`${done}. cairn (pid ${holder.pid} on ${holder.host}) is reconciling; add --wait to follow its progress`);
+    return;
+  }
+  const report = await reconcileUntilSettled(store, targets, {
+    dataDir: options.dataDir,
+    timeoutMs: options.timeoutMs,
+    write: (line) => console.log(line),
+    note: (line) => console.error(line),
+  });
+  reportConvergence(report, options.verb);
 }

@@ -96,6 +96,17 @@ function yamlProblems(context: TextContext, doc: Document, index: number): Manif
   return problems;
 }
 
+/** The text without the byte-order mark it may start with; positions are counted after it. */
+export function withoutByteOrderMark(source: string): string {
+  return source.charCodeAt(0) === 0xfeff ? source.slice(1) : source;
+}
+
+/** Every document of `text`, parsed as manifests are: YAML 1.2 core schema, positions kept, keys checked separately. May throw. */
+export function parseYamlDocuments(text: string, lineCounter: LineCounter): Document[] {
+  const options = { lineCounter, prettyErrors: false, logLevel: 'error', uniqueKeys: false, schema: 'core', resolveKnownTags: false, merge: false } as const;
+  return [...parseAllDocuments(text, options)];
+}
+
 function isEmptyDocument(doc: Document): boolean {
   return doc.contents === null || (isScalar(doc.contents) && doc.contents.value === null);
 }
@@ -113,7 +124,7 @@ function toPlainValue(context: TextContext, doc: Document): { value: unknown } |
 }
 
 /** The manifest as returned: namespace filled in, `status` (cairn's to write) dropped, nothing else added. */
-function normalizeManifest(manifest: AnyManifest): AnyManifest {
+export function normalizeManifest(manifest: AnyManifest): AnyManifest {
   const normalized: AnyManifest & { status?: unknown } = {
     ...manifest,
     metadata: { ...manifest.metadata, namespace: manifest.metadata.namespace ?? DEFAULT_NAMESPACE },
@@ -149,7 +160,7 @@ function readDocument(context: TextContext, doc: Document, index: number): Locat
 }
 
 /** Refuses, before parsing, a text too large, with too many documents, or nested too deeply. */
-function refusalOf(text: string, file: string, limits: ManifestLimits): ManifestError | undefined {
+export function refuseManifestText(text: string, file: string, limits: ManifestLimits): ManifestError | undefined {
   const bytes = Buffer.byteLength(text, 'utf8');
   if (bytes > limits.maxFileBytes) {
     return wholeFileError(file, `file is ${formatByteSize(bytes)}; the limit is ${formatByteSize(limits.maxFileBytes)} per file (split it into several files)`);
@@ -169,14 +180,13 @@ function refusalOf(text: string, file: string, limits: ManifestLimits): Manifest
  * are skipped; all problems are reported, not just the first. Never throws on bad input.
  */
 export function parseManifestText(source: string, file: string, limits: ManifestLimits = DEFAULT_MANIFEST_LIMITS): ParseResult {
-  const text = source.charCodeAt(0) === 0xfeff ? source.slice(1) : source;
-  const refusal = refusalOf(text, file, limits);
+  const text = withoutByteOrderMark(source);
+  const refusal = refuseManifestText(text, file, limits);
   if (refusal !== undefined) return { manifests: [], errors: [refusal], omittedErrors: 0 };
   const lineCounter = new LineCounter();
-  const documents: Document[] = [];
+  let documents: Document[];
   try {
-    const options = { lineCounter, prettyErrors: false, logLevel: 'error', uniqueKeys: false, schema: 'core', resolveKnownTags: false, merge: false } as const;
-    for (const doc of parseAllDocuments(text, options)) documents.push(doc);
+    documents = parseYamlDocuments(text, lineCounter);
   } catch (cause) {
     return { manifests: [], errors: [wholeFileError(file, `could not read YAML: ${cause instanceof Error ? cause.message : String(cause)}`)], omittedErrors: 0 };
   }

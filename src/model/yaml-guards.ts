@@ -1,6 +1,6 @@
 /**
  * @module Cheap checks that keep hostile or runaway YAML from costing much: a linear pre-scan of
- * the raw text (document count, flow nesting depth) before the parser runs, and a linear
+ * the raw text (document count, flow nesting depth, aliases) before the parser runs, and a linear
  * check of keys on the parsed tree (yaml's own `uniqueKeys` is quadratic in map size).
  */
 import { isCollection, isMap, isPair, isScalar, isSeq, type Document, type Node } from 'yaml';
@@ -10,6 +10,8 @@ export interface YamlTextScan {
   documentMarkers: number;
   /** The deepest nesting of flow collections (`[`/`{`) outside quotes and comments. */
   maxFlowDepth: number;
+  /** The most aliases (`*name` outside quotes and comments) between two `---` lines. */
+  maxAliasesPerDocument: number;
 }
 
 const NEWLINE = 10;
@@ -20,6 +22,13 @@ const SINGLE_QUOTE = 39;
 
 function isBlank(code: number): boolean {
   return code === 32 || code === 9 || code === 13 || code === NEWLINE || Number.isNaN(code);
+}
+
+/** Whether `*` starts an alias: right after a flow indicator, or after blanks that follow `:`, `-`, `?` or the indentation. */
+function opensAlias(previous: number, lastNonBlank: number): boolean {
+  if (previous === 91 || previous === 123 || previous === 44) return true;
+  if (!isBlank(previous)) return false;
+  return lastNonBlank === NEWLINE || lastNonBlank === 58 || lastNonBlank === 45 || lastNonBlank === 63 || lastNonBlank === 91 || lastNonBlank === 123 || lastNonBlank === 44;
 }
 
 /** Characters after which a quote opens a quoted scalar (rather than being part of a word like don't). */
@@ -35,20 +44,25 @@ export function scanYamlText(text: string): YamlTextScan {
   let documentMarkers = 0;
   let depth = 0;
   let maxFlowDepth = 0;
+  let aliases = 0;
+  let maxAliasesPerDocument = 0;
   let quote = 0;
   let inComment = false;
   let previous = NEWLINE;
+  let lastNonBlank = NEWLINE;
   for (let i = 0; i < text.length; i++) {
     const code = text.charCodeAt(i);
     if (code === NEWLINE) {
       inComment = false;
       previous = code;
+      lastNonBlank = code;
       continue;
     }
     if (previous === NEWLINE && code === 45 && text.startsWith('---', i) && isBlank(text.charCodeAt(i + 3))) {
       documentMarkers++;
       depth = 0;
       quote = 0;
+      aliases = 0;
     }
     if (inComment) continue;
     if (quote !== 0) {
@@ -63,10 +77,28 @@ export function scanYamlText(text: string): YamlTextScan {
       if (depth > maxFlowDepth) maxFlowDepth = depth;
     } else if ((code === 93 || code === 125) && depth > 0) {
       depth--;
+    } else if (code === 42 && opensAlias(previous, lastNonBlank)) {
+      aliases++;
+      if (aliases > maxAliasesPerDocument) maxAliasesPerDocument = aliases;
     }
     previous = code;
+    if (!isBlank(code)) lastNonBlank = code;
   }
-  return { documentMarkers, maxFlowDepth };
+  return { documentMarkers, maxFlowDepth, maxAliasesPerDocument };
+}
+
+/**
+ * How many expansions `aliases` aliases in one document can add up to at most, as yaml counts
+ * them (`maxAliasCount`): each anchor's uses times the expansions inside it, so at worst the
+ * product of the uses of a chain of anchors nested in each other — the largest product of whole
+ * numbers adding up to `aliases` (12 aliases: 3·3·3·3 = 81). Within the limit, yaml cannot refuse
+ * the document for its aliases and expanding it costs little.
+ */
+export function aliasExpansionBound(aliases: number): number {
+  if (aliases <= 4) return Math.max(0, aliases);
+  const remainder = aliases % 3;
+  const threes = remainder === 0 ? aliases / 3 : remainder === 1 ? (aliases - 4) / 3 : (aliases - 2) / 3;
+  return 3 ** threes * (remainder === 0 ? 1 : remainder === 1 ? 4 : 2);
 }
 
 /** A key that cannot stand in a manifest: repeated in its mapping, or a list or mapping used as a key. */

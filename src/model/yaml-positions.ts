@@ -1,6 +1,7 @@
 /**
  * @module Maps JSON pointers back to places in YAML source: the line and column of a field's
- * value, of its key, or — for a field that is missing — of the mapping that should hold it.
+ * value, of its key, or — for a field that is missing — of the mapping that should hold it; and
+ * source offsets to lines and columns, with or without yaml's LineCounter.
  */
 import { isAlias, isMap, isScalar, isSeq, type Document, type LineCounter, type Node } from 'yaml';
 import { pointerTokens } from './json-pointer.js';
@@ -68,4 +69,22 @@ export function locatePointer(doc: Document, lineCounter: LineCounter, pointer: 
 export function positionOf(lineCounter: LineCounter, offset: number): SourcePosition {
   const { line, col } = lineCounter.linePos(offset);
   return { line, column: col };
+}
+
+/**
+ * Ascending source offsets of `text` as 1-based lines and columns, counted in one pass as yaml's
+ * LineCounter counts them (a line ends at each `\n`).
+ */
+export function positionsOfOffsets(text: string, offsets: readonly number[]): SourcePosition[] {
+  const positions: SourcePosition[] = [];
+  let line = 1;
+  let lineStart = 0;
+  for (const offset of offsets) {
+    for (let newline = text.indexOf('\n', lineStart); newline !== -1 && newline < offset; newline = text.indexOf('\n', lineStart)) {
+      line++;
+      lineStart = newline + 1;
+    }
+    positions.push({ line, column: offset - lineStart + 1 });
+  }
+  return positions;
 }

@@ -11,7 +11,6 @@ import { planHasChanges } from '../../model/plan.js';
 import { renderPlanText } from '../../model/plan-render-text.js';
 import { shouldUseColor } from '../../model/terminal-color.js';
 import { DEFAULT_TENANT } from '../../model/resource.js';
-import { Controller } from '../../reconcile/controller.js';
 import { Store } from '../../store/store.js';
 import { CliError } from '../cli-error.js';
 import { confirmOrRefuse } from '../confirm.js';
@@ -21,8 +20,7 @@ import { parseDuration } from '../duration.js';
 import { readManifests } from '../manifest-input.js';
 import { planForManifests } from '../plan-for-manifests.js';
 import { sortByKind } from '../sort-by-kind.js';
-import { reconcileUntilSettled } from '../reconcile-session.js';
-import { reportConvergence } from '../report-convergence.js';
+import { settleOrHandOff } from '../reconcile-session.js';
 
 interface ApplyOptions {
   file: string[];
@@ -63,18 +61,7 @@ export function registerApplyCommand(program: Command): void {
         if (!stored) throw new Error(`${m.kind}/${m.metadata.name} was not recorded`);
         return { uid: stored.uid, tenant: stored.tenant, kind: stored.kind, namespace: stored.namespace, name: stored.name, deleting: false };
       });
-      const holder = Controller.activeReconciler(store);
-      if (holder && !options.wait) {
-        console.log(`Applied. cairn (pid ${holder.pid} on ${holder.host}) is reconciling; follow with: cairn get <kind>, or apply with --wait`);
-        return;
-      }
-      const report = await reconcileUntilSettled(store, targets, {
-        dataDir,
-        timeoutMs,
-        write: (line) => console.log(line),
-        note: (line) => console.error(line),
-      });
-      reportConvergence(report, 'Apply');
+      await settleOrHandOff(store, targets, { dataDir, timeoutMs, wait: options.wait ?? false, verb: 'Apply' });
     } finally {
       store.close();
     }

@@ -8,15 +8,13 @@ import { planChanges, recordedFromStored } from '../../model/plan.js';
 import { renderPlanText } from '../../model/plan-render-text.js';
 import { shouldUseColor } from '../../model/terminal-color.js';
 import { DEFAULT_TENANT, displayName, type AnyStoredResource } from '../../model/resource.js';
-import { Controller } from '../../reconcile/controller.js';
 import { Store } from '../../store/store.js';
 import { CliError } from '../cli-error.js';
 import { confirmOrRefuse } from '../confirm.js';
 import { addDataDirOption, resolveDataDir } from '../data-dir.js';
 import { parseDuration } from '../duration.js';
 import { readManifests } from '../manifest-input.js';
-import { reconcileUntilSettled } from '../reconcile-session.js';
-import { reportConvergence } from '../report-convergence.js';
+import { settleOrHandOff } from '../reconcile-session.js';
 import { sortByKind } from '../sort-by-kind.js';
 
 interface DeleteOptions {
@@ -59,19 +57,8 @@ export function registerDeleteCommand(program: Command): void {
         throw new CliError('Delete cancelled.');
       }
       store.resources.requestDeletion(DEFAULT_TENANT, 'api', existing);
-      const holder = Controller.activeReconciler(store);
-      if (holder && !options.wait) {
-        console.log(`Deletion requested. cairn (pid ${holder.pid} on ${holder.host}) is reconciling; add --wait to follow it`);
-        return;
-      }
       const targets = sortByKind(existing, true).map((r) => ({ uid: r.uid, tenant: r.tenant, kind: r.kind, namespace: r.namespace, name: r.name, deleting: true }));
-      const report = await reconcileUntilSettled(store, targets, {
-        dataDir,
-        timeoutMs,
-        write: (line) => console.log(line),
-        note: (line) => console.error(line),
-      });
-      reportConvergence(report, 'Delete');
+      await settleOrHandOff(store, targets, { dataDir, timeoutMs, wait: options.wait ?? false, verb: 'Delete' });
     } finally {
       store.close();
     }
