@@ -6,11 +6,17 @@
  */
 import { spawn, spawnSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { cpus, platform, release, tmpdir, totalmem } from 'node:os';
-import { join, relative } from 'node:path';
+import { cpus, loadavg, platform, release, tmpdir, totalmem } from 'node:os';
+import { join, relative, resolve } from 'node:path';
 import { BENCHMARKS } from './benchmarks.js';
+import { summariseProfileFolders } from './support/cpu-profile-summary.js';
 import { seconds } from './support/figures.js';
 import { COMPILED_BENCH_DIR, REPO_ROOT, RESULTS_DIR } from './support/repo-paths.js';
+
+/** A load average above this at the start means the figures share the machine with other work. */
+const BUSY_LOAD = 0.7;
+/** Functions listed per CPU profile with BENCH_CPU_PROF. */
+const PROFILE_TOP = 12;
 
 interface Environment {
   date: string;
@@ -20,6 +26,8 @@ interface Environment {
   platform: string;
   memoryMb: number;
   commit: string;
+  /** The 1-minute load average when the benchmarks started: above ~0.5, something else was running. */
+  loadAverage: number;
 }
 
 interface Results extends Environment {
@@ -49,7 +57,7 @@ function commit(): string {
   return `${head.stdout.trim()}${dirty.stdout.trim() === '' ? '' : ' (with uncommitted changes)'}`;
 }
 
-function environment(): Environment {
+function environment(loadAverage: number): Environment {
   return {
     date: new Date().toISOString(),
     node: process.version,
@@ -58,6 +66,7 @@ function environment(): Environment {
     platform: `${platform()} ${release()}`,
     memoryMb: Math.round(totalmem() / 1e6),
     commit: commit(),
+    loadAverage,
   };
 }
 
@@ -86,11 +95,12 @@ async function main(): Promise<number> {
   }
   const selected = BENCHMARKS.filter((b) => names.length === 0 || names.includes(b.name));
   const started = performance.now();
+  const loadAtStart = loadavg()[0] ?? 0;
   const npm = process.platform === 'win32' ? 'npm.cmd' : 'npm';
   buildStep('building cairn (npm run build)', npm, ['run', 'build']);
   buildStep('building the benchmarks (bench/tsconfig.bench.json)', process.execPath, [join(REPO_ROOT, 'node_modules', 'typescript', 'bin', 'tsc'), '-p', join('bench', 'tsconfig.bench.json')]);
 
-  const env = environment();
+  const env = environment(loadAtStart);
   const scratch = mkdtempSync(join(tmpdir(), 'cairn-bench-results-'));
   const results: Results = { ...env, durationMs: 0, benchmarks: {}, failures: {} };
   try {
@@ -112,6 +122,9 @@ async function main(): Promise<number> {
   const lines = [
     '',
     `cairn benchmarks · ${env.date} · node ${env.node} · ${env.cpus} CPUs (${env.cpuModel}) · ${env.platform} · commit ${env.commit}`,
+    ...(env.loadAverage > BUSY_LOAD
+      ? [`note: load average ${env.loadAverage.toFixed(2)} when the benchmarks started: something else was using the CPUs, so the figures are noisy`]
+      : []),
     '',
   ];
   for (const benchmark of selected) {
@@ -123,8 +136,13 @@ async function main(): Promise<number> {
   const file = join(RESULTS_DIR, 'latest.json');
   writeFileSync(file, `${JSON.stringify(results, null, 2)}\n`);
   lines.push(`total ${seconds(results.durationMs, 0)}; results in ${relative(REPO_ROOT, file)}`);
-  if (process.env.BENCH_CPU_PROF) {
-    lines.push(`CPU profiles in ${process.env.BENCH_CPU_PROF} (figures taken with profiling on are slower); summarise with npx tsx bench/support/cpu-profile-summary.ts FILE`);
+  const profiles = process.env.BENCH_CPU_PROF;
+  if (profiles) {
+    lines.push(
+      '',
+      `CPU profiles of extra, unmeasured runs in ${profiles}; the top costs (more with npx tsx bench/support/cpu-profile-summary.ts FILE --top N):`,
+      ...summariseProfileFolders(resolve(profiles), PROFILE_TOP),
+    );
   }
   console.log(lines.join('\n'));
   return Object.keys(results.failures).length === 0 ? 0 : 1;

@@ -2,11 +2,11 @@
  * @module Summarises V8 CPU profiles (`node --cpu-prof`, see BENCH_CPU_PROF in bench/run.ts):
  * the functions with the most self time and the most total time, with compiled positions mapped
  * back to src/*.ts lines through the source maps `npm run build` writes.
- * Usage: npx tsx bench/support/cpu-profile-summary.ts FILE.cpuprofile [--top N]
+ * Usage: npx tsx bench/support/cpu-profile-summary.ts FILE.cpuprofile... [--top N]
  */
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { SourceMap } from 'node:module';
-import { dirname, isAbsolute, relative, resolve } from 'node:path';
+import { dirname, isAbsolute, join, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { REPO_ROOT } from './repo-paths.js';
@@ -45,6 +45,7 @@ export interface ProfileSummary {
   byTotal: FunctionCost[];
 }
 
+const COMPILED_DIR = join(REPO_ROOT, 'dist');
 const sourceMaps = new Map<string, SourceMap | null>();
 
 function sourceMapFor(file: string): SourceMap | null {
@@ -57,15 +58,16 @@ function sourceMapFor(file: string): SourceMap | null {
   return map;
 }
 
-/** `functionName (file:line)`, with compiled files of this repository shown at their TypeScript source. */
+/** `functionName (file:line)`, with cairn's compiled files (dist/) shown at their TypeScript source. */
 function describeFrame(frame: CallFrame): string {
   const name = frame.functionName || '(anonymous)';
   if (frame.url === '') return name;
   let file = frame.url.startsWith('file://') ? fileURLToPath(frame.url) : frame.url;
   let line = frame.lineNumber + 1;
   if (file.startsWith(REPO_ROOT)) {
-    const entry = sourceMapFor(file)?.findEntry(frame.lineNumber, frame.columnNumber);
-    if (entry && 'originalSource' in entry && entry.originalSource) {
+    const map = file.startsWith(COMPILED_DIR) ? sourceMapFor(file) : null;
+    const entry = map?.findEntry(frame.lineNumber, frame.columnNumber);
+    if (entry !== undefined && 'originalSource' in entry && entry.originalSource) {
       const original = entry.originalSource;
       file = original.startsWith('file://') ? fileURLToPath(original) : isAbsolute(original) ? original : resolve(dirname(file), original);
       line = entry.originalLine + 1;
@@ -114,12 +116,36 @@ export function formatProfileSummary(summary: ProfileSummary): string[] {
   ];
 }
 
+/** Reads a .cpuprofile file and summarises it. */
+export function summariseProfileFile(file: string, top = 20): ProfileSummary {
+  return summariseProfile(JSON.parse(readFileSync(file, 'utf8')) as CpuProfile, top);
+}
+
+/** Node names profiles CPU.<date>.<time>.<pid>.<thread id>.<sequence>.cpuprofile; the main thread is 0. */
+function isMainThreadProfile(name: string): boolean {
+  const parts = name.split('.');
+  return parts.length === 7 && parts[4] === '0' && parts[6] === 'cpuprofile';
+}
+
+/** The newest main-thread profile of each folder under `root`, summarised, as lines to print. */
+export function summariseProfileFolders(root: string, top: number): string[] {
+  if (!existsSync(root)) return [];
+  const lines: string[] = [];
+  for (const folder of readdirSync(root, { withFileTypes: true }).filter((e) => e.isDirectory()).map((e) => join(root, e.name))) {
+    const files = readdirSync(folder).filter(isMainThreadProfile).map((f) => join(folder, f));
+    const main = files.sort((a, b) => statSync(b).mtimeMs - statSync(a).mtimeMs)[0];
+    if (main === undefined) continue;
+    lines.push(`${relative(root, folder)} (${relative(root, main)}):`, ...formatProfileSummary(summariseProfileFile(main, top)).map((l) => `  ${l}`));
+  }
+  return lines;
+}
+
 function main(): void {
   const { values, positionals } = parseArgs({ options: { top: { type: 'string' } }, allowPositionals: true });
   const top = Number(values.top ?? '20');
   for (const file of positionals) {
     console.log(`${file}:`);
-    for (const line of formatProfileSummary(summariseProfile(JSON.parse(readFileSync(file, 'utf8')) as CpuProfile, top))) console.log(line);
+    for (const line of formatProfileSummary(summariseProfileFile(file, top))) console.log(line);
   }
 }
 

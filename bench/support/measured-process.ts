@@ -176,7 +176,7 @@ export function runCairnMeasured(args: readonly string[], options: MeasureOption
 }
 
 /** What went wrong with a run, or undefined when it exited 0: the exit and the stderr tail. */
-export function failureOf(run: MeasuredRun, lines = 15): string | undefined {
+export function failureOf(run: MeasuredRun, lines = 8): string | undefined {
   if (run.code === 0 && !run.timedOut) return undefined;
   const how = run.timedOut ? 'timed out (killed)' : run.signal ? `killed by ${run.signal}` : `exit ${String(run.code)}`;
   const tail = lastLines(run.stderrTail, lines) || lastLines(run.stdoutTail, lines);

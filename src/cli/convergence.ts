@@ -5,7 +5,7 @@
  */
 import type { Kind } from '../model/kinds.js';
 import { referencesOf } from '../model/references.js';
-import { displayName, type AnyStoredResource } from '../model/resource.js';
+import { displayName, resourceKey, type AnyStoredResource } from '../model/resource.js';
 import { REASON_WAITING_FOR_DEPENDENCY } from '../reconcile/dependencies.js';
 import { FAILED_PHASE } from '../reconcile/reconcile-resource.js';
 import { isReadyAt } from '../reconcile/status-draft.js';
@@ -57,7 +57,11 @@ function describe(r: AnyStoredResource): string {
 /** The state of each target now. */
 export function assess(store: Store, targets: readonly ConvergenceTarget[]): ConvergenceReport['states'] {
   const states: ConvergenceReport['states'] = new Map();
-  const current = new Map(targets.map((t) => [t.uid, store.resources.get(t.uid)]));
+  // One read of each tenant's resources per round, rather than one query per target.
+  const all = [...new Set(targets.map((t) => t.tenant))].flatMap((tenant) => store.resources.list({ tenant }));
+  const current = new Map(all.map((r) => [r.uid, r]));
+  const byName = new Map(all.map((r) => [`${r.tenant}/${resourceKey(r)}`, r]));
+  const lookup = (tenant: string, ref: { kind: Kind; namespace: string; name: string }): AnyStoredResource | undefined => byName.get(`${tenant}/${resourceKey(ref)}`);
   const isFailed = (r: AnyStoredResource | undefined): boolean => r !== undefined && failed(r);
   for (const target of targets) {
     const r = current.get(target.uid);
@@ -74,7 +78,7 @@ export function assess(store: Store, targets: readonly ConvergenceTarget[]): Con
       states.set(target.uid, { target, state: 'failed', detail });
     } else {
       const waiting = r.status.conditions.find((c) => c.type === 'Ready')?.reason === REASON_WAITING_FOR_DEPENDENCY;
-      const blocker = waiting ? failedDependency(store, r, new Set()) : undefined;
+      const blocker = waiting ? failedDependency(lookup, r, new Set()) : undefined;
       states.set(target.uid, blocker ? { target, state: 'blocked', detail: `blocked: ${blocker} failed` } : { target, state: 'working', detail });
     }
   }
@@ -82,14 +86,18 @@ export function assess(store: Store, targets: readonly ConvergenceTarget[]): Con
 }
 
 /** A dependency (direct or transitive) that has failed, named for messages. */
-function failedDependency(store: Store, r: AnyStoredResource, visited: Set<string>): string | undefined {
+function failedDependency(
+  lookup: (tenant: string, ref: { kind: Kind; namespace: string; name: string }) => AnyStoredResource | undefined,
+  r: AnyStoredResource,
+  visited: Set<string>,
+): string | undefined {
   if (visited.has(r.uid)) return undefined;
   visited.add(r.uid);
   for (const ref of referencesOf(r.kind, r.spec)) {
-    const dep = store.resources.find(r.tenant, { kind: ref.target, namespace: r.namespace, name: ref.name });
+    const dep = lookup(r.tenant, { kind: ref.target, namespace: r.namespace, name: ref.name });
     if (!dep) continue;
     if (failed(dep)) return displayName(dep);
-    const deeper = failedDependency(store, dep, visited);
+    const deeper = failedDependency(lookup, dep, visited);
     if (deeper) return deeper;
   }
   return undefined;

@@ -33,15 +33,17 @@ export interface ReferenceField {
   pointer: string;
   field: string;
   target: Kind;
+  /** The field holds a list of names rather than one. */
+  many: boolean;
 }
 
 export const REFERENCE_FIELDS: Record<Kind, readonly ReferenceField[]> = {
   Provider: [],
-  Server: [{ pointer: '/spec/provider', field: 'provider', target: 'Provider' }],
-  Database: [{ pointer: '/spec/server', field: 'server', target: 'Server' }],
+  Server: [{ pointer: '/spec/provider', field: 'provider', target: 'Provider', many: false }],
+  Database: [{ pointer: '/spec/server', field: 'server', target: 'Server', many: false }],
   App: [
-    { pointer: '/spec/server', field: 'server', target: 'Server' },
-    { pointer: '/spec/databases', field: 'databases', target: 'Database' },
+    { pointer: '/spec/server', field: 'server', target: 'Server', many: false },
+    { pointer: '/spec/databases', field: 'databases', target: 'Database', many: true },
   ],
 };
 

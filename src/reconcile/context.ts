@@ -16,8 +16,10 @@ export interface ReconcileContext {
   /** Drift-check interval for a converged resource of this kind, jitter included. */
   resyncMs(kind: Kind): number;
   record(resource: ResourceIdentity, type: EventType, reason: string, message: string): void;
-  /** Queues another resource (e.g. what was waiting for this one). */
+  /** Queues another resource. */
   wake(uid: string): void;
+  /** Queues every resource that is waiting for another (e.g. after one is deleted). */
+  wakeWaiting(): void;
 }
 
 export interface ReconcileResult {

@@ -53,6 +53,8 @@ export class Controller {
   private readonly perKind: KeyedSemaphores;
   private readonly perProvider: KeyedSemaphores;
   private readonly seen = new Map<string, { generation: number; deleting: boolean }>();
+  /** Resources whose last reconcile waited for another (a dependency, or dependents to go). */
+  private readonly waiting = new Set<string>();
   private readonly context: ReconcileContext;
   private readonly workerLoops: Promise<void>[] = [];
   private revision = 0;
@@ -73,6 +75,9 @@ export class Controller {
       record: (r, type, reason, message) =>
         store.events.append({ tenant: r.tenant, uid: r.uid, kind: r.kind, namespace: r.namespace, name: r.name, type, reason, message }),
       wake: (uid) => this.queue.add(uid),
+      wakeWaiting: () => {
+        for (const waiter of this.waiting) this.queue.add(waiter);
+      },
     };
   }
 
@@ -146,6 +151,7 @@ export class Controller {
     if (!resource) {
       this.queue.forget(uid);
       this.seen.delete(uid);
+      this.waiting.delete(uid);
       return;
     }
     const kindSlot = this.perKind.get(resource.kind);
@@ -168,7 +174,9 @@ export class Controller {
     const uid = resource.uid;
     if (outcome.ok) {
       this.queue.forget(uid);
-      if (outcome.becameReady) for (const user of this.store.resources.usersOf(resource)) this.queue.add(user.uid);
+      this.waiting.delete(uid);
+      // Something became usable: whatever waits for a dependency looks again now, not after its retry delay.
+      if (outcome.becameReady) for (const waiter of this.waiting) this.queue.add(waiter);
       if (outcome.result.requeueAfterMs !== undefined) this.queue.addAfter(uid, outcome.result.requeueAfterMs);
       return;
     }
@@ -177,6 +185,7 @@ export class Controller {
         this.queue.forget(uid); // until its spec changes (the feed re-queues it then)
         return;
       case 'wait':
+        this.waiting.add(uid);
         this.queue.forget(uid);
         this.queue.addAfter(uid, outcome.failure.retryAfterMs);
         return;

@@ -203,9 +203,8 @@ async function deleteManaged<K extends Kind, D, O extends { id: string }>(
 export const REMOVED: ReconcileResult = Object.freeze({});
 
 function removeResource(ctx: ReconcileContext, r: StoredResource<Kind>): ReconcileResult {
-  const wakes = ctx.store.resources.list({ tenant: r.tenant, namespace: r.namespace }).filter((other) => other.deletionTimestamp !== null);
   ctx.store.resources.remove(r.uid);
-  for (const other of wakes) if (other.uid !== r.uid) ctx.wake(other.uid);
+  ctx.wakeWaiting(); // e.g. the server that waited for this database to go
   return REMOVED;
 }
 

@@ -17,6 +17,7 @@ export async function reconcileProvider(ctx: ReconcileContext, r: StoredResource
     requireNoDependents(ctx, r);
     ctx.store.resources.remove(r.uid);
     ctx.record(r, 'Normal', 'Deleted', `provider ${r.name} removed`);
+    ctx.wakeWaiting();
     return REMOVED;
   }
   const driver = await ctx.drivers.cloudFor(r);

@@ -3,7 +3,7 @@
  */
 import type Database from 'better-sqlite3';
 import type { Kind } from '../model/kinds.js';
-import { nowIso } from './sqlite.js';
+import { nowIso, StatementCache } from './sqlite.js';
 
 export type EventType = 'Normal' | 'Warning';
 
@@ -47,7 +47,10 @@ interface EventRow {
 export class EventLog {
   private readonly insert: Database.Statement;
 
+  private readonly sql: StatementCache;
+
   constructor(private readonly db: Database.Database) {
+    this.sql = new StatementCache(db);
     this.insert = db.prepare(
       `INSERT INTO events (tenant, uid, kind, namespace, name, type, reason, message, created_at)
        VALUES (@tenant, @uid, @kind, @namespace, @name, @type, @reason, @message, @created_at)`,
@@ -63,8 +66,8 @@ export class EventLog {
     const where = ['tenant = @tenant'];
     if (query.uid) where.push('uid = @uid');
     if (query.beforeId !== undefined) where.push('id < @beforeId');
-    const rows = this.db
-      .prepare(`SELECT * FROM events WHERE ${where.join(' AND ')} ORDER BY id DESC LIMIT @limit`)
+    const rows = this.sql
+      .get(`SELECT * FROM events WHERE ${where.join(' AND ')} ORDER BY id DESC LIMIT @limit`)
       .all({ tenant: query.tenant, uid: query.uid, beforeId: query.beforeId, limit: query.limit ?? 50 }) as EventRow[];
     return rows.map((row) => ({
       id: row.id,

@@ -5,7 +5,7 @@
  */
 import { hostname } from 'node:os';
 import type Database from 'better-sqlite3';
-import { nowIso } from './sqlite.js';
+import { nowIso, StatementCache } from './sqlite.js';
 
 export interface LeaseHolder {
   holder: string;
@@ -31,10 +31,14 @@ function isLive(holder: LeaseHolder, now: number): boolean {
 }
 
 export class Leases {
-  constructor(private readonly db: Database.Database) {}
+  private readonly sql: StatementCache;
+
+  constructor(private readonly db: Database.Database) {
+    this.sql = new StatementCache(db);
+  }
 
   current(name: string): LeaseHolder | undefined {
-    const row = this.db.prepare(`SELECT holder, pid, host, acquired_at, expires_at FROM leases WHERE name = ?`).get(name) as
+    const row = this.sql.get(`SELECT holder, pid, host, acquired_at, expires_at FROM leases WHERE name = ?`).get(name) as
       | { holder: string; pid: number; host: string; acquired_at: string; expires_at: number }
       | undefined;
     return row && { holder: row.holder, pid: row.pid, host: row.host, acquiredAt: row.acquired_at, expiresAt: row.expires_at };
@@ -69,13 +73,13 @@ export class Leases {
 
   /** Extends our lease; false when it was lost to someone else. */
   renew(name: string, holder: string, ttlMs: number): boolean {
-    const result = this.db
-      .prepare(`UPDATE leases SET expires_at = ? WHERE name = ? AND holder = ?`)
+    const result = this.sql
+      .get(`UPDATE leases SET expires_at = ? WHERE name = ? AND holder = ?`)
       .run(Date.now() + ttlMs, name, holder);
     return result.changes === 1;
   }
 
   release(name: string, holder: string): void {
-    this.db.prepare(`DELETE FROM leases WHERE name = ? AND holder = ?`).run(name, holder);
+    this.sql.get(`DELETE FROM leases WHERE name = ? AND holder = ?`).run(name, holder);
   }
 }

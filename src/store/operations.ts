@@ -5,7 +5,7 @@
  * a second one.
  */
 import type Database from 'better-sqlite3';
-import { nowIso } from './sqlite.js';
+import { nowIso, StatementCache } from './sqlite.js';
 
 export type OperationName = 'create' | 'delete';
 
@@ -17,11 +17,15 @@ export interface PendingOperation {
 }
 
 export class PendingOperations {
-  constructor(private readonly db: Database.Database) {}
+  private readonly sql: StatementCache;
+
+  constructor(private readonly db: Database.Database) {
+    this.sql = new StatementCache(db);
+  }
 
   begin(uid: string, operation: OperationName, idempotencyKey: string): void {
-    this.db
-      .prepare(
+    this.sql
+      .get(
         `INSERT INTO pending_operations (uid, operation, idempotency_key, started_at) VALUES (?, ?, ?, ?)
          ON CONFLICT (uid, operation) DO UPDATE SET idempotency_key = excluded.idempotency_key`,
       )
@@ -29,18 +33,18 @@ export class PendingOperations {
   }
 
   finish(uid: string, operation: OperationName): void {
-    this.db.prepare(`DELETE FROM pending_operations WHERE uid = ? AND operation = ?`).run(uid, operation);
+    this.sql.get(`DELETE FROM pending_operations WHERE uid = ? AND operation = ?`).run(uid, operation);
   }
 
   get(uid: string, operation: OperationName): PendingOperation | undefined {
-    const row = this.db
-      .prepare(`SELECT uid, operation, idempotency_key, started_at FROM pending_operations WHERE uid = ? AND operation = ?`)
+    const row = this.sql
+      .get(`SELECT uid, operation, idempotency_key, started_at FROM pending_operations WHERE uid = ? AND operation = ?`)
       .get(uid, operation) as { uid: string; operation: OperationName; idempotency_key: string; started_at: string } | undefined;
     return row && { uid: row.uid, operation: row.operation, idempotencyKey: row.idempotency_key, startedAt: row.started_at };
   }
 
   all(): PendingOperation[] {
-    const rows = this.db.prepare(`SELECT uid, operation, idempotency_key, started_at FROM pending_operations`).all() as Array<{
+    const rows = this.sql.get(`SELECT uid, operation, idempotency_key, started_at FROM pending_operations`).all() as Array<{
       uid: string;
       operation: OperationName;
       idempotency_key: string;

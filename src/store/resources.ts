@@ -9,11 +9,11 @@ import { randomUUID } from 'node:crypto';
 import type Database from 'better-sqlite3';
 import { jsonEqual } from '../model/canonical-json.js';
 import { ConflictError, NotFoundError } from '../model/errors.js';
-import type { Kind } from '../model/kinds.js';
+import { KINDS, REFERENCE_FIELDS, type Kind } from '../model/kinds.js';
 import { referencesOf } from '../model/references.js';
 import { displayName, type AnyManifest, type AnyStoredResource, type ResourceStatus, type StoredResourceOf } from '../model/resource.js';
 import { initialStatus, RESOURCE_COLUMNS, RESOURCE_FROM, rowToResource, statusToRow, type ResourceRow } from './resource-rows.js';
-import { nowIso } from './sqlite.js';
+import { nowIso, StatementCache } from './sqlite.js';
 
 export interface ResourceFilter {
   tenant: string;
@@ -40,7 +40,10 @@ export class Resources {
   private readonly byUid: Database.Statement;
   private readonly byName: Database.Statement;
 
+  private readonly sql: StatementCache;
+
   constructor(private readonly db: Database.Database) {
+    this.sql = new StatementCache(db);
     this.byUid = db.prepare(`SELECT ${RESOURCE_COLUMNS} FROM ${RESOURCE_FROM} WHERE r.uid = ?`);
     this.byName = db.prepare(
       `SELECT ${RESOURCE_COLUMNS} FROM ${RESOURCE_FROM} WHERE r.tenant = ? AND r.kind = ? AND r.namespace = ? AND r.name = ?`,
@@ -48,11 +51,11 @@ export class Resources {
   }
 
   revision(): number {
-    return (this.db.prepare(`SELECT value FROM meta WHERE key = 'revision'`).get() as { value: number }).value;
+    return (this.sql.get(`SELECT value FROM meta WHERE key = 'revision'`).get() as { value: number }).value;
   }
 
   private nextRevision(): number {
-    return (this.db.prepare(`UPDATE meta SET value = value + 1 WHERE key = 'revision' RETURNING value`).get() as { value: number }).value;
+    return (this.sql.get(`UPDATE meta SET value = value + 1 WHERE key = 'revision' RETURNING value`).get() as { value: number }).value;
   }
 
   get(uid: string): AnyStoredResource | undefined {
@@ -72,16 +75,16 @@ export class Resources {
     if (filter.namespace) where.push('r.namespace = @namespace');
     if (filter.name) where.push('r.name = @name');
     if (filter.source) where.push('r.source = @source');
-    const rows = this.db
-      .prepare(`SELECT ${RESOURCE_COLUMNS} FROM ${RESOURCE_FROM} WHERE ${where.join(' AND ')} ORDER BY r.kind, r.namespace, r.name`)
+    const rows = this.sql
+      .get(`SELECT ${RESOURCE_COLUMNS} FROM ${RESOURCE_FROM} WHERE ${where.join(' AND ')} ORDER BY r.kind, r.namespace, r.name`)
       .all(filter) as ResourceRow[];
     return rows.map(rowToResource);
   }
 
   /** Every resource of every tenant whose resourceVersion is above `revision`. */
   changedSince(revision: number): AnyStoredResource[] {
-    const rows = this.db
-      .prepare(`SELECT ${RESOURCE_COLUMNS} FROM ${RESOURCE_FROM} WHERE r.resource_version > ? ORDER BY r.resource_version`)
+    const rows = this.sql
+      .get(`SELECT ${RESOURCE_COLUMNS} FROM ${RESOURCE_FROM} WHERE r.resource_version > ? ORDER BY r.resource_version`)
       .all(revision) as ResourceRow[];
     return rows.map(rowToResource);
   }
@@ -118,8 +121,8 @@ export class Resources {
     const existing = this.find(tenant, ref);
     if (!existing) {
       const uid = randomUUID();
-      this.db
-        .prepare(
+      this.sql
+        .get(
           `INSERT INTO resources (uid, tenant, kind, namespace, name, labels, annotations, spec, generation, resource_version, source, created_at, updated_at)
            VALUES (?, ?, ?, ?, ?, ?, ?, ?, 1, ?, ?, ?, ?)`,
         )
@@ -134,8 +137,8 @@ export class Resources {
       return { uid: existing.uid, ...ref, action: 'unchanged', generation: existing.generation };
     }
     const generation = specChanged || restoring ? existing.generation + 1 : existing.generation;
-    this.db
-      .prepare(
+    this.sql
+      .get(
         `UPDATE resources SET labels = ?, annotations = ?, spec = ?, generation = ?, resource_version = ?, updated_at = ?, deletion_timestamp = NULL
          WHERE uid = ?`,
       )
@@ -169,7 +172,7 @@ export class Resources {
         if (problems.length > 0) throw new ConflictError(problems.join('; '));
         const revision = this.nextRevision();
         const now = nowIso();
-        const mark = this.db.prepare(
+        const mark = this.sql.get(
           `UPDATE resources SET deletion_timestamp = COALESCE(deletion_timestamp, ?), resource_version = ?, updated_at = ? WHERE uid = ?`,
         );
         for (const target of targets) mark.run(now, revision, now, target.uid);
@@ -180,9 +183,24 @@ export class Resources {
 
   /** Resources of the same tenant and namespace whose spec references `target` (deleting ones included). */
   usersOf(target: { tenant: string; kind: Kind; namespace: string; name: string }): AnyStoredResource[] {
-    return this.list({ tenant: target.tenant, namespace: target.namespace }).filter((r) =>
-      referencesOf(r.kind, r.spec).some((ref) => ref.target === target.kind && ref.name === target.name),
-    );
+    const candidates = referringFields(target.kind);
+    if (candidates.length === 0) return [];
+    // SQLite narrows to the rows whose reference fields hold the name; referencesOf confirms.
+    const match = candidates
+      .map((c, i) =>
+        c.array
+          ? `(r.kind = @kind${i} AND EXISTS (SELECT 1 FROM json_each(r.spec, '$.${c.field}') WHERE value = @name))`
+          : `(r.kind = @kind${i} AND json_extract(r.spec, '$.${c.field}') = @name)`,
+      )
+      .join(' OR ');
+    const params: Record<string, string> = { tenant: target.tenant, namespace: target.namespace, name: target.name };
+    candidates.forEach((c, i) => (params[`kind${i}`] = c.kind));
+    const rows = this.sql
+      .get(`SELECT ${RESOURCE_COLUMNS} FROM ${RESOURCE_FROM} WHERE r.tenant = @tenant AND r.namespace = @namespace AND (${match}) ORDER BY r.kind, r.name`)
+      .all(params) as ResourceRow[];
+    return rows
+      .map(rowToResource)
+      .filter((r) => referencesOf(r.kind, r.spec).some((ref) => ref.target === target.kind && ref.name === target.name));
   }
 
   writeStatus(uid: string, status: ResourceStatus): void {
@@ -190,7 +208,7 @@ export class Resources {
       .transaction(() => {
         const revision = this.nextRevision();
         const now = nowIso();
-        const changed = this.db.prepare(`UPDATE resources SET resource_version = ? WHERE uid = ?`).run(revision, uid);
+        const changed = this.sql.get(`UPDATE resources SET resource_version = ? WHERE uid = ?`).run(revision, uid);
         if (changed.changes === 0) return;
         this.upsertStatus(uid, status, now);
       })
@@ -198,8 +216,8 @@ export class Resources {
   }
 
   private upsertStatus(uid: string, status: ResourceStatus, now: string): void {
-    this.db
-      .prepare(
+    this.sql
+      .get(
         `INSERT INTO resource_status (uid, phase, conditions, observed_generation, external_id, endpoints, applied_spec, incarnation, details, updated_at)
          VALUES (@uid, @phase, @conditions, @observed_generation, @external_id, @endpoints, @applied_spec, @incarnation, @details, @updated_at)
          ON CONFLICT (uid) DO UPDATE SET phase = excluded.phase, conditions = excluded.conditions,
@@ -215,11 +233,18 @@ export class Resources {
     this.db
       .transaction(() => {
         this.nextRevision();
-        this.db.prepare(`DELETE FROM pending_operations WHERE uid = ?`).run(uid);
-        this.db.prepare(`DELETE FROM resources WHERE uid = ?`).run(uid);
+        this.sql.get(`DELETE FROM pending_operations WHERE uid = ?`).run(uid);
+        this.sql.get(`DELETE FROM resources WHERE uid = ?`).run(uid);
       })
       .immediate();
   }
+}
+
+/** The spec fields of every kind that can name a resource of `target`. */
+function referringFields(target: Kind): Array<{ kind: Kind; field: string; array: boolean }> {
+  return KINDS.flatMap((kind) =>
+    REFERENCE_FIELDS[kind].filter((f) => f.target === target).map((f) => ({ kind, field: f.field, array: f.many })),
+  );
 }
 
 function refOf(m: AnyManifest): ResourceRef {

@@ -24,3 +24,19 @@ export function openSqlite(dataDir: string, file = STATE_FILE): Database.Databas
 export function nowIso(): string {
   return new Date().toISOString();
 }
+
+/** Prepares each SQL text once per connection (preparing costs more than running most of ours). */
+export class StatementCache {
+  private readonly statements = new Map<string, Database.Statement>();
+
+  constructor(private readonly db: Database.Database) {}
+
+  get(sql: string): Database.Statement {
+    let statement = this.statements.get(sql);
+    if (!statement) {
+      statement = this.db.prepare(sql);
+      this.statements.set(sql, statement);
+    }
+    return statement;
+  }
+}

@@ -3,7 +3,6 @@
  * in the foreground, until SIGINT or SIGTERM. Providers reach it with `spec.endpoint`.
  */
 import type { Command } from 'commander';
-import { startSandboxCloud } from '../../sandbox-cloud/index.js';
 import { CliError } from '../cli-error.js';
 import { addDataDirOption, resolveDataDir } from '../data-dir.js';
 
@@ -54,6 +53,8 @@ export function registerSandboxCloudCommand(program: Command): void {
   ).action(async (options: SandboxCloudCommandOptions) => {
     if (options.host !== '127.0.0.1') throw new CliError(`--host must be 127.0.0.1: the sandbox cloud listens on loopback only, got "${options.host}"`);
     if (options.token !== undefined && options.token === '') throw new CliError('--token must not be empty');
+    // Loaded here so that other commands do not pay for the sandbox's HTTP stack at start-up.
+    const { startSandboxCloud } = await import('../../sandbox-cloud/index.js');
     const cloud = await startSandboxCloud({
       dataDir: resolveDataDir(options.dataDir),
       host: '127.0.0.1',

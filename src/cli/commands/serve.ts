@@ -4,8 +4,6 @@
  */
 import type { Server } from 'node:http';
 import type { Command } from 'commander';
-import express from 'express';
-import { healthRouter } from '../../api/health.js';
 import { Controller, LeaseHeldError } from '../../reconcile/controller.js';
 import { Store } from '../../store/store.js';
 import { CliError } from '../cli-error.js';
@@ -54,6 +52,8 @@ export function registerServeCommand(program: Command): void {
     let retry: NodeJS.Timeout | undefined;
     let lastWait = '';
 
+    const { default: express } = await import('express');
+    const { healthRouter } = await import('../../api/health.js');
     const app = express();
     app.use(healthRouter({ storeWritable: () => store.isWritable(), reconciling: () => reconciling }));
     const server: Server = await new Promise((resolve, reject) => {

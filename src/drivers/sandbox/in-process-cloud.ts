@@ -4,7 +4,7 @@
  * of them lets go.
  */
 import { resolve } from 'node:path';
-import { startSandboxCloud, type SandboxCloud, type SandboxCloudOptions } from '../../sandbox-cloud/index.js';
+import type { SandboxCloud, SandboxCloudOptions } from '../../sandbox-cloud/index.js';
 
 interface SharedCloud {
   cloud: Promise<SandboxCloud>;
@@ -27,7 +27,9 @@ export async function acquireInProcessCloud(
   const key = resolve(dataDir);
   let entry = shared.get(key);
   if (!entry) {
-    const started: SharedCloud = { cloud: startSandboxCloud({ ...options, dataDir: key, port: 0 }), holders: 0 };
+    // Loaded on first use, so commands that never start a sandbox do not pay for its HTTP stack.
+    const cloud = import('../../sandbox-cloud/index.js').then(({ startSandboxCloud }) => startSandboxCloud({ ...options, dataDir: key, port: 0 }));
+    const started: SharedCloud = { cloud, holders: 0 };
     shared.set(key, started);
     started.cloud.catch(() => {
       if (shared.get(key) === started) shared.delete(key);
