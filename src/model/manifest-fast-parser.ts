@@ -7,33 +7,43 @@
  */
 import type { ManifestLimits } from './manifest-limits.js';
 import { lazyLocator } from './manifest-lazy-locator.js';
-import { normalizeManifest, refuseManifestText, withoutByteOrderMark, type LocatedManifest } from './manifest-parser.js';
+import { guardManifestText, normalizeManifest, withoutByteOrderMark, type LocatedManifest } from './manifest-parser.js';
 import { validateManifest } from './schema-validator.js';
 import { readYamlFast } from './yaml-fast-reader.js';
-import { aliasExpansionBound, scanYamlText } from './yaml-guards.js';
+import { aliasExpansionBound } from './yaml-guards.js';
 import { positionsOfOffsets } from './yaml-positions.js';
 
 /**
- * The manifests of `source` (named `file`) when all of its documents are valid manifests and the
- * fast path can vouch for how it read them; undefined when anything is wrong or unsure. Empty
- * documents are skipped but counted, as in `parseManifestText`.
+ * What the fast path made of a text: its manifests; or `declined`, when the text uses something
+ * the fast path does not vouch for (it may well be valid: read it with `parseManifestText`); or
+ * `invalid`, when something in it is wrong (js-yaml refused it, or a document is not a valid
+ * manifest).
  */
-export function readManifestsFast(source: string, file: string, limits: ManifestLimits): LocatedManifest[] | undefined {
+export type FastRead = { manifests: LocatedManifest[] } | { declined: string } | { invalid: string };
+
+/**
+ * The manifests of `source` (named `file`) when all of its documents are valid manifests and the
+ * fast path can vouch for how it read them. Empty documents are skipped but counted, as in
+ * `parseManifestText`.
+ */
+export function readManifestsFast(source: string, file: string, limits: ManifestLimits): FastRead {
   const text = withoutByteOrderMark(source);
-  if (refuseManifestText(text, file, limits) !== undefined) return undefined;
-  if (aliasExpansionBound(scanYamlText(text).maxAliasesPerDocument) > limits.maxAliasCount) return undefined;
-  const documents = readYamlFast(text, limits);
-  if (documents === undefined) return undefined;
-  const read: Array<{ manifest: LocatedManifest['manifest']; document: number; offset: number }> = [];
-  for (const [index, { value, offset }] of documents.entries()) {
+  const guard = guardManifestText(text, file, limits);
+  if ('refusal' in guard) return { invalid: guard.refusal.message };
+  // An alias bomb (or just many aliases) goes to the manifest parser before js-yaml sees it.
+  if (aliasExpansionBound(guard.scan.maxAliasesPerDocument) > limits.maxAliasCount) return { declined: 'too many aliases, counted before parsing' };
+  const read = readYamlFast(text, limits);
+  if ('declined' in read || 'invalid' in read) return read;
+  const valid: Array<{ manifest: LocatedManifest['manifest']; document: number; offset: number }> = [];
+  for (const [index, { value, offset }] of read.documents.entries()) {
     if (value === null) continue;
     const validation = validateManifest(value);
-    if (!validation.valid) return undefined;
-    read.push({ manifest: normalizeManifest(validation.manifest), document: index, offset });
+    if (!validation.valid) return { invalid: `document ${index + 1} is not a valid manifest` };
+    valid.push({ manifest: normalizeManifest(validation.manifest), document: index, offset });
   }
-  const positions = positionsOfOffsets(text, read.map((r) => r.offset));
+  const positions = positionsOfOffsets(text, valid.map((v) => v.offset));
   const locateIn = lazyLocator(text);
-  return read.map(({ manifest, document }, i) => ({
+  const manifests = valid.map(({ manifest, document }, i) => ({
     manifest,
     file,
     line: positions[i]?.line ?? 0,
@@ -41,4 +51,5 @@ export function readManifestsFast(source: string, file: string, limits: Manifest
     document,
     locate: (pointer: string) => locateIn(document, pointer),
   }));
+  return { manifests };
 }

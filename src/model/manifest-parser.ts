@@ -9,7 +9,7 @@ import { compareErrorPositions, wholeFileError, type ManifestError } from './man
 import { DEFAULT_MANIFEST_LIMITS, formatByteSize, type ManifestLimits } from './manifest-limits.js';
 import { DEFAULT_NAMESPACE, type AnyManifest } from './resource.js';
 import { validateManifest } from './schema-validator.js';
-import { findKeyProblems, scanYamlText } from './yaml-guards.js';
+import { findKeyProblems, scanYamlText, type YamlTextScan } from './yaml-guards.js';
 import { locateOffset, positionOf, type SourcePosition } from './yaml-positions.js';
 
 export type { SourcePosition } from './yaml-positions.js';
@@ -159,20 +159,23 @@ function readDocument(context: TextContext, doc: Document, index: number): Locat
   };
 }
 
+/** What the checks before parsing found: the text's scan, or why it is refused. */
+export type TextGuard = { refusal: ManifestError } | { scan: YamlTextScan };
+
 /** Refuses, before parsing, a text too large, with too many documents, or nested too deeply. */
-export function refuseManifestText(text: string, file: string, limits: ManifestLimits): ManifestError | undefined {
+export function guardManifestText(text: string, file: string, limits: ManifestLimits): TextGuard {
   const bytes = Buffer.byteLength(text, 'utf8');
   if (bytes > limits.maxFileBytes) {
-    return wholeFileError(file, `file is ${formatByteSize(bytes)}; the limit is ${formatByteSize(limits.maxFileBytes)} per file (split it into several files)`);
+    return { refusal: wholeFileError(file, `file is ${formatByteSize(bytes)}; the limit is ${formatByteSize(limits.maxFileBytes)} per file (split it into several files)`) };
   }
   const scan = scanYamlText(text);
   if (scan.documentMarkers + 1 > limits.maxDocumentsPerFile) {
-    return wholeFileError(file, `file has more than ${limits.maxDocumentsPerFile} YAML documents; the limit is ${limits.maxDocumentsPerFile} per file`);
+    return { refusal: wholeFileError(file, `file has more than ${limits.maxDocumentsPerFile} YAML documents; the limit is ${limits.maxDocumentsPerFile} per file`) };
   }
   if (scan.maxFlowDepth > limits.maxNestingDepth) {
-    return wholeFileError(file, `YAML nested more than ${limits.maxNestingDepth} levels deep; refusing to read it`);
+    return { refusal: wholeFileError(file, `YAML nested more than ${limits.maxNestingDepth} levels deep; refusing to read it`) };
   }
-  return undefined;
+  return { scan };
 }
 
 /**
@@ -181,8 +184,8 @@ export function refuseManifestText(text: string, file: string, limits: ManifestL
  */
 export function parseManifestText(source: string, file: string, limits: ManifestLimits = DEFAULT_MANIFEST_LIMITS): ParseResult {
   const text = withoutByteOrderMark(source);
-  const refusal = refuseManifestText(text, file, limits);
-  if (refusal !== undefined) return { manifests: [], errors: [refusal], omittedErrors: 0 };
+  const guard = guardManifestText(text, file, limits);
+  if ('refusal' in guard) return { manifests: [], errors: [guard.refusal], omittedErrors: 0 };
   const lineCounter = new LineCounter();
   let documents: Document[];
   try {

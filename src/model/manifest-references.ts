@@ -55,28 +55,45 @@ export function checkDuplicateNames(manifests: readonly LocatedManifest[]): Mani
   return errors;
 }
 
-/**
- * References to resources that are neither among `manifests` nor `known` (by default only the
- * manifests count), each reported at the referring field: `spec.databases[0]: Database "shop-db"
- * does not exist in namespace default`.
- */
-export function checkReferences(manifests: readonly LocatedManifest[], known?: KnownResource): ManifestError[] {
+/** A reference of `located`, at `pointer`, to a resource that does not exist in `namespace`. */
+interface MissingReference {
+  located: LocatedManifest;
+  namespace: string;
+  pointer: string;
+  target: Kind;
+  name: string;
+}
+
+function findMissingReferences(manifests: readonly LocatedManifest[], known: KnownResource | undefined): MissingReference[] {
   const loaded = new Set(manifests.map(keyOf));
-  const errors: ManifestError[] = [];
+  const missing: MissingReference[] = [];
   for (const located of manifests) {
     const namespace = namespaceOf(located);
     for (const reference of referencesOf(located.manifest.kind, located.manifest.spec)) {
       const exists =
         loaded.has(resourceKey({ kind: reference.target, namespace, name: reference.name })) ||
         (known?.(reference.target, namespace, reference.name) ?? false);
-      if (exists) continue;
-      errors.push({
-        ...subjectOf(located),
-        ...located.locate(reference.pointer),
-        pointer: reference.pointer,
-        message: `${reference.target} ${JSON.stringify(reference.name)} does not exist in namespace ${namespace}`,
-      });
+      if (!exists) missing.push({ located, namespace, pointer: reference.pointer, target: reference.target, name: reference.name });
     }
   }
-  return errors;
+  return missing;
+}
+
+/** Whether any reference names a resource that is neither among `manifests` nor `known`; locates nothing. */
+export function hasMissingReferences(manifests: readonly LocatedManifest[], known?: KnownResource): boolean {
+  return findMissingReferences(manifests, known).length > 0;
+}
+
+/**
+ * References to resources that are neither among `manifests` nor `known` (by default only the
+ * manifests count), each reported at the referring field: `spec.databases[0]: Database "shop-db"
+ * does not exist in namespace default`.
+ */
+export function checkReferences(manifests: readonly LocatedManifest[], known?: KnownResource): ManifestError[] {
+  return findMissingReferences(manifests, known).map(({ located, namespace, pointer, target, name }) => ({
+    ...subjectOf(located),
+    ...located.locate(pointer),
+    pointer,
+    message: `${target} ${JSON.stringify(name)} does not exist in namespace ${namespace}`,
+  }));
 }

@@ -1,11 +1,12 @@
 /**
  * @module Reads the documents of a YAML text with js-yaml, several times faster than `yaml`, but
  * only when it can vouch that `yaml` (as the manifest parser sets it up) would read the same
- * values without a complaint. Anything it cannot vouch for is declined, never guessed at.
+ * values, in the same documents, without a complaint. What it cannot vouch for it declines.
  */
-import { EVENT_ID, constructFromEvents, parseEvents, type Event } from 'js-yaml';
+import { loadAll, type EventType, type LoadOptions, type State } from 'js-yaml';
 import type { ManifestLimits } from './manifest-limits.js';
 import { FAST_CORE_SCHEMA } from './yaml-fast-schema.js';
+import { screenForFastPath } from './yaml-fast-screen.js';
 import { aliasExpansionBound } from './yaml-guards.js';
 
 /** One document as plain data, and the offset where its content starts (as `yaml` places it). */
@@ -15,115 +16,130 @@ export interface FastDocument {
 }
 
 /**
- * Characters the two parsers treat differently, or that `yaml` refuses where js-yaml does not:
- * tabs, control characters, byte-order marks past the start, non-ASCII line breaks, a CR not
- * followed by LF. A text holding any of them goes to `yaml` alone.
+ * What the fast reader made of a text: its documents; or `declined` when the text uses something
+ * it does not vouch for (the text may well be valid); or `invalid` when js-yaml refused it.
  */
-const UNVOUCHED_CHARACTERS = /[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f\t\ufeff\u2028\u2029]|\r(?!\n)/;
+export type FastYamlRead = { documents: FastDocument[] } | { declined: string } | { invalid: string };
 
-/** A directive (`%YAML`, `%TAG`, unknown ones) at the start of a line. */
-const DIRECTIVE = /^%/m;
-
-/** Keys longer than this may be past yaml's 1024-character limit for implicit keys (counted with quotes and spaces). */
-const LONGEST_KEY = 1000;
-
-const NO_RANGE = -1;
-
-/** What the pass over the events keeps per open collection. */
-interface Frame {
-  /** Its anchor, set complete when the collection closes: an alias to it before that is recursive. */
-  anchor: string | undefined;
-  isMapping: boolean;
-  /** In a mapping, whether the next node is a key. */
-  atKey: boolean;
+/** The fields of js-yaml's state read when a node closes (its types leave out `anchor`). */
+interface ClosedNode {
+  anchor: string | null;
+  kind: string | null;
+  result: unknown;
 }
 
-/**
- * Whether the anchor or alias name spanning `start`–`end` is read alike by both parsers: `yaml`
- * warns about names ending in `:`, and wants an anchor followed by white space.
- */
-function plainName(text: string, start: number, end: number, isAnchor: boolean): boolean {
-  if (text.charCodeAt(end - 1) === 58) return false;
-  if (!isAnchor || end >= text.length) return true;
-  const next = text.charCodeAt(end);
-  return next === 32 || next === 10 || next === 13;
-}
+/** Thrown from the listener to stop js-yaml at the first thing the fast path declines. */
+class Declined extends Error {}
 
-/**
- * Checks the event stream for what the fast path does not vouch for — tags, directives, anchors
- * and aliases `yaml` reads differently or refuses, recursive aliases, more aliases than can stay
- * within `maxAliasCount`, long keys, an anchor at the very start of a document — and returns
- * where each document's content starts, or undefined.
- */
-function documentOffsets(text: string, events: readonly Event[], limits: ManifestLimits): number[] | undefined {
-  const offsets: number[] = [];
-  const frames: Frame[] = [];
-  let anchors = new Map<string, boolean>();
-  let aliases = 0;
-  let rootPending = false;
-  let firstKeyPending = false;
-  for (const event of events) {
-    if (event.type === EVENT_ID.POP) {
-      const frame = frames.pop();
-      if (frame?.anchor !== undefined) anchors.set(frame.anchor, true);
-      continue;
-    }
-    if (event.type === EVENT_ID.DOCUMENT) {
-      if (event.directives.length > 0) return undefined;
-      frames.push({ anchor: undefined, isMapping: false, atKey: false });
-      anchors = new Map();
-      aliases = 0;
-      rootPending = true;
-      continue;
-    }
-    const parent = frames[frames.length - 1];
-    const isKey = parent !== undefined && parent.isMapping && parent.atKey;
-    if (parent?.isMapping) parent.atKey = !parent.atKey;
-    if (firstKeyPending && event.anchorStart !== NO_RANGE) return undefined;
-    firstKeyPending = false;
-    if (event.type === EVENT_ID.ALIAS) {
-      if (!plainName(text, event.anchorStart, event.anchorEnd, false)) return undefined;
-      if (anchors.get(text.slice(event.anchorStart, event.anchorEnd)) !== true) return undefined;
-      aliases++;
-      if (aliasExpansionBound(aliases) > limits.maxAliasCount) return undefined;
-      continue;
-    }
-    if (event.tagStart !== NO_RANGE) return undefined;
-    const anchor = event.anchorStart === NO_RANGE ? undefined : text.slice(event.anchorStart, event.anchorEnd);
-    if (anchor !== undefined && !plainName(text, event.anchorStart, event.anchorEnd, true)) return undefined;
-    if (event.type === EVENT_ID.SCALAR) {
-      if (isKey && event.valueEnd - event.valueStart > LONGEST_KEY) return undefined;
-      if (anchor !== undefined) anchors.set(anchor, true);
-      if (rootPending) offsets.push(event.valueStart);
-    } else {
-      if (anchor !== undefined) anchors.set(anchor, false);
-      frames.push({ anchor, isMapping: event.type === EVENT_ID.MAPPING, atKey: true });
-      if (rootPending) {
-        if (anchor !== undefined) return undefined;
-        offsets.push(event.start);
-        firstKeyPending = true;
-      }
-    }
-    rootPending = false;
+const AMPERSAND = 38;
+const VERTICAL_BAR = 124;
+const GREATER_THAN = 62;
+const CLOSING_BRACKET = 93;
+const CLOSING_BRACE = 125;
+const HASH = 35;
+const SPACE = 32;
+
+/** Whether a line between `start` and `end` holds only a comment. */
+function hasCommentLine(text: string, start: number, end: number): boolean {
+  for (let newline = text.indexOf('\n', start); newline !== -1 && newline < end; newline = text.indexOf('\n', newline + 1)) {
+    let i = newline + 1;
+    while (text.charCodeAt(i) === SPACE) i++;
+    if (text.charCodeAt(i) === HASH) return true;
   }
-  return offsets;
+  return false;
+}
+
+/**
+ * A js-yaml listener that notes where each document's content starts, and declines (throws):
+ * - a document starting with an anchor (yaml places its start after it) or a block scalar
+ *   (indented differently at the top level);
+ * - a flow collection over several lines with a comment line inside (yaml refuses some), and a
+ *   flow mapping with an entry without a value (`{a, b}`: its key may be a list, mapping, alias
+ *   or null, which yaml refuses or keys differently; real manifests hold no null values);
+ * - an anchor on a null or empty value (js-yaml cannot tell an alias to it from an empty value),
+ *   or defined twice in a document (the two disagree on which one an alias means);
+ * - an alias to anything but a node read to its end before it (an alias inside its own anchor,
+ *   or to what js-yaml read on a path it then abandoned);
+ * - more aliases in a document than can stay within `maxAliasCount`.
+ */
+function watchDocuments(limits: ManifestLimits): { offsets: number[]; listener: NonNullable<LoadOptions['listener']> } {
+  const offsets: number[] = [];
+  // Where each open node started (position and line), by depth.
+  const openedAt: number[] = [];
+  const openedOnLine: number[] = [];
+  let depth = 0;
+  let aliases = 0;
+  let anchors = new Set<string>();
+  let anchored = new Set<unknown>();
+
+  const startDocument = (state: State): void => {
+    const first = state.input.charCodeAt(state.position);
+    if (first === AMPERSAND || first === VERTICAL_BAR || first === GREATER_THAN) throw new Declined('a document that starts with an anchor or a block scalar');
+    offsets.push(state.position);
+    aliases = 0;
+    anchors = new Set();
+    anchored = new Set();
+  };
+
+  const closeCollection = (state: State, kind: string, result: unknown): void => {
+    const closing = state.input.charCodeAt(state.position - 1);
+    if (closing !== CLOSING_BRACKET && closing !== CLOSING_BRACE) return;
+    if (state.line !== openedOnLine[depth] && hasCommentLine(state.input, openedAt[depth] ?? 0, state.position)) {
+      throw new Declined('a comment line inside a flow collection');
+    }
+    if (kind === 'mapping' && Object.values(result as object).includes(null)) throw new Declined('a flow mapping with an entry without a value');
+  };
+
+  const listener = (event: EventType, state: State): void => {
+    if (event === 'open') {
+      if (depth === 0) startDocument(state);
+      openedAt[depth] = state.position;
+      openedOnLine[depth] = state.line;
+      depth++;
+      return;
+    }
+    depth--;
+    const { anchor, kind, result } = state as unknown as ClosedNode;
+    if (kind === 'mapping' || kind === 'sequence') closeCollection(state, kind, result);
+    if (anchor !== null) {
+      if (result === null || anchors.has(anchor)) throw new Declined('an anchor on an empty value, or defined twice');
+      anchors.add(anchor);
+      anchored.add(result);
+    } else if (kind === null && result !== null) {
+      if (!anchored.has(result)) throw new Declined('an alias to a node not read to its end');
+      aliases++;
+      if (aliasExpansionBound(aliases) > limits.maxAliasCount) throw new Declined('too many aliases');
+    }
+  };
+  return { offsets, listener };
 }
 
 /**
  * Every document of `text` (a byte-order mark already removed) as plain data, with where its
- * content starts; undefined when js-yaml fails or the text uses anything the fast path does not
- * vouch for. Empty documents are included (as null), so indexes match `yaml`'s.
+ * content starts. Empty documents are included (as null), so indexes match `yaml`'s.
  */
-export function readYamlFast(text: string, limits: ManifestLimits): FastDocument[] | undefined {
-  if (UNVOUCHED_CHARACTERS.test(text) || DIRECTIVE.test(text)) return undefined;
+export function readYamlFast(text: string, limits: ManifestLimits): FastYamlRead {
+  const screened = screenForFastPath(text);
+  if (screened !== undefined) return { declined: screened };
+  const { offsets, listener } = watchDocuments(limits);
+  let values: unknown[];
   try {
-    const events = parseEvents(text, { maxDepth: limits.maxNestingDepth });
-    const offsets = documentOffsets(text, events, limits);
-    if (offsets === undefined || offsets.length > limits.maxDocumentsPerFile) return undefined;
-    const values = constructFromEvents(events, { source: text, schema: FAST_CORE_SCHEMA, json: false, maxAliases: -1 });
-    if (values.length !== offsets.length) return undefined;
-    return values.map((value, index) => ({ value, offset: offsets[index] ?? 0 }));
-  } catch {
-    return undefined;
+    const options: LoadOptions & { maxDepth: number } = {
+      schema: FAST_CORE_SCHEMA,
+      json: false,
+      listener,
+      // js-yaml only warns where yaml refuses, e.g. for a quoted scalar or flow collection continued less indented than its parent.
+      onWarning: (warning) => {
+        throw new Declined(`js-yaml warns: ${warning.reason}`);
+      },
+      // js-yaml counts block nesting too; a manifest nested this deep goes to yaml.
+      maxDepth: limits.maxNestingDepth,
+    };
+    values = loadAll(text, null, options);
+  } catch (cause) {
+    if (cause instanceof Declined) return { declined: cause.message };
+    return { invalid: cause instanceof Error ? cause.message : String(cause) };
   }
+  if (values.length !== offsets.length) return { declined: 'documents not told apart' };
+  return { documents: values.map((value, i) => ({ value, offset: offsets[i] ?? -1 })) };
 }

@@ -88,17 +88,14 @@ export function scanYamlText(text: string): YamlTextScan {
 }
 
 /**
- * How many expansions `aliases` aliases in one document can add up to at most, as yaml counts
- * them (`maxAliasCount`): each anchor's uses times the expansions inside it, so at worst the
- * product of the uses of a chain of anchors nested in each other — the largest product of whole
- * numbers adding up to `aliases` (12 aliases: 3·3·3·3 = 81). Within the limit, yaml cannot refuse
- * the document for its aliases and expanding it costs little.
+ * The most yaml can count against `maxAliasCount` for a document with `aliases` aliases. yaml
+ * counts, for each anchor, its uses plus one (the anchor itself) times the most counted inside
+ * it, so the worst is a chain of anchors each used once inside the next: 2 · 2 · … = 2^aliases
+ * (six aliases: 64). Within the limit, yaml cannot refuse the document for its aliases, and
+ * expanding them costs little.
  */
 export function aliasExpansionBound(aliases: number): number {
-  if (aliases <= 4) return Math.max(0, aliases);
-  const remainder = aliases % 3;
-  const threes = remainder === 0 ? aliases / 3 : remainder === 1 ? (aliases - 4) / 3 : (aliases - 2) / 3;
-  return 3 ** threes * (remainder === 0 ? 1 : remainder === 1 ? 4 : 2);
+  return aliases <= 0 ? 0 : 2 ** aliases;
 }
 
 /** A key that cannot stand in a manifest: repeated in its mapping, or a list or mapping used as a key. */
