@@ -75,9 +75,7 @@ export class Controller {
       record: (r, type, reason, message) =>
         store.events.append({ tenant: r.tenant, uid: r.uid, kind: r.kind, namespace: r.namespace, name: r.name, type, reason, message }),
       wake: (uid) => this.queue.add(uid),
-      wakeWaiting: () => {
-        for (const waiter of this.waiting) this.queue.add(waiter);
-      },
+      wakeWaiting: () => this.wakeWaiting(),
     };
   }
 
@@ -170,13 +168,19 @@ export class Controller {
     }
   }
 
+  /** Queues every waiter once; each joins the set again if it still has to wait. */
+  private wakeWaiting(): void {
+    for (const waiter of this.waiting) this.queue.add(waiter);
+    this.waiting.clear();
+  }
+
   private schedule(resource: AnyStoredResource, outcome: ReconcileOutcome): void {
     const uid = resource.uid;
     if (outcome.ok) {
       this.queue.forget(uid);
       this.waiting.delete(uid);
       // Something became usable: whatever waits for a dependency looks again now, not after its retry delay.
-      if (outcome.becameReady) for (const waiter of this.waiting) this.queue.add(waiter);
+      if (outcome.becameReady) this.wakeWaiting();
       if (outcome.result.requeueAfterMs !== undefined) this.queue.addAfter(uid, outcome.result.requeueAfterMs);
       return;
     }

@@ -54,8 +54,8 @@ function recordFailure(ctx: ReconcileContext, r: AnyStoredResource, draft: Statu
   const isNew = previous?.message !== failure.message;
   switch (failure.kind) {
     case 'wait':
+      // The Ready condition says what it waits for; an event per waiting resource would only be noise.
       draft.setCondition('Ready', 'False', failure.reason, failure.message);
-      if (isNew) ctx.record(r, 'Normal', failure.reason, failure.message);
       return;
     case 'stall':
       if (r.deletionTimestamp === null) draft.setPhase(FAILED_PHASE[r.kind]);
