@@ -36,7 +36,7 @@ describe('broken manifests through the CLI', () => {
         const result = await runCairn(['apply', '-f', file, '--auto-approve', '--data-dir', dataDir], { cwd: BROKEN });
         expect(result.code, file).toBe(1);
         const printed = result.stderr.replace(/^Error: /, '').split('\n').filter((line) => line.startsWith(file));
-        expect(printed, file).toEqual(expectedLines(file));
+        expect(printed, `${file}; stderr:\n${result.stderr}`).toEqual(expectedLines(file));
         expect(result.stderr, file).toContain('nothing was changed');
       }
     };

@@ -83,20 +83,27 @@ export const MIGRATIONS: readonly string[] = [
   `,
 ];
 
-/** Brings the database to the newest schema; returns the version reached. */
+/**
+ * Brings the database to the newest schema; returns the version reached. Each step reads the
+ * version inside its own write transaction, so processes opening a new data dir at the same
+ * moment never run a migration twice.
+ */
 export function migrate(db: Database.Database): number {
-  const current = db.pragma('user_version', { simple: true }) as number;
-  if (current > MIGRATIONS.length) {
-    throw new Error(
-      `the state database is at schema version ${current}, newer than this cairn knows (${MIGRATIONS.length}); upgrade cairn`,
-    );
+  for (;;) {
+    const done = db
+      .transaction((): boolean => {
+        const current = db.pragma('user_version', { simple: true }) as number;
+        if (current > MIGRATIONS.length) {
+          throw new Error(
+            `the state database is at schema version ${current}, newer than this cairn knows (${MIGRATIONS.length}); upgrade cairn`,
+          );
+        }
+        if (current === MIGRATIONS.length) return true;
+        db.exec(MIGRATIONS[current] ?? '');
+        db.pragma(`user_version = ${current + 1}`);
+        return false;
+      })
+      .immediate();
+    if (done) return MIGRATIONS.length;
   }
-  for (let version = current + 1; version <= MIGRATIONS.length; version++) {
-    const sql = MIGRATIONS[version - 1] ?? '';
-    db.transaction(() => {
-      db.exec(sql);
-      db.pragma(`user_version = ${version}`);
-    })();
-  }
-  return MIGRATIONS.length;
 }

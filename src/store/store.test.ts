@@ -118,3 +118,25 @@ describe('Leases', () => {
     expect(store.leases.renew('reconciler', 'a', 60_000)).toBe(false);
   });
 });
+
+describe('opening a new data dir from several processes at once', () => {
+  it('migrates exactly once', async () => {
+    const { spawn } = await import('node:child_process');
+    const fresh = mkdtempSync(join(tmpdir(), 'cairn-race-'));
+    // Every child loads first, then all open the store at the same instant.
+    const at = Date.now() + 4_000;
+    const script = `import { Store } from ${JSON.stringify(join(import.meta.dirname, 'store.ts'))};
+      while (Date.now() < ${at}) {}
+      Store.open(${JSON.stringify(fresh)}).close();`;
+    const runs = Array.from({ length: 4 }, () =>
+      new Promise<{ code: number | null; stderr: string }>((resolve) => {
+        const child = spawn(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', script], { stdio: ['ignore', 'ignore', 'pipe'] });
+        let stderr = '';
+        child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+        child.on('close', (code) => resolve({ code, stderr }));
+      }),
+    );
+    for (const run of await Promise.all(runs)) expect(run.stderr).toBe('');
+    rmSync(fresh, { recursive: true, force: true });
+  });
+});
