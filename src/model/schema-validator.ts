@@ -1,14 +1,15 @@
 /**
- * @module Validates a manifest against its kind's JSON Schema (schemas/, draft 2020-12, ajv),
- * compiled once per process. Reports every problem as a ShapeIssue a user can act on, and
- * narrows a valid document to AnyManifest. Schema defaults are never applied.
+ * @module Validates a manifest against its kind's JSON Schema (schemas/, draft 2020-12, ajv).
+ * The validators are ajv standalone code generated from the schemas by `npm run gen:types`
+ * (generated/validators.ts, options in validator-source.ts), so nothing is compiled at run time.
+ * Reports every problem as a ShapeIssue a user can act on, and narrows a valid document to
+ * AnyManifest. Schema defaults are never applied.
  */
-import { Ajv2020, type ValidateFunction } from 'ajv/dist/2020.js';
 import { closestWord } from './closest-word.js';
+import { kindValidators } from './generated/validators.js';
 import { KINDS, isKind, type Kind } from './kinds.js';
 import type { AnyManifest } from './resource.js';
 import { describeSchemaErrors, type ShapeIssue } from './schema-issue-messages.js';
-import { KIND_SCHEMA_FILES, METADATA_SCHEMA_FILE, readSchemaFile } from './schema-files.js';
 
 export type { ShapeIssue } from './schema-issue-messages.js';
 
@@ -16,25 +17,6 @@ export type { ShapeIssue } from './schema-issue-messages.js';
 export type ManifestValidation =
   | { valid: true; kind: Kind; manifest: AnyManifest }
   | { valid: false; kind: Kind | undefined; issues: ShapeIssue[] };
-
-/** Each validator accepts exactly the manifests of its kind, each of which is an AnyManifest. */
-type KindValidators = Record<Kind, ValidateFunction<AnyManifest>>;
-
-let compiledValidators: KindValidators | undefined;
-
-function kindValidators(): KindValidators {
-  if (compiledValidators !== undefined) return compiledValidators;
-  const ajv = new Ajv2020({ allErrors: true, strict: true, strictRequired: false, useDefaults: false, verbose: true });
-  ajv.addSchema(readSchemaFile(METADATA_SCHEMA_FILE));
-  const compile = (kind: Kind): ValidateFunction<AnyManifest> => ajv.compile<AnyManifest>(readSchemaFile(KIND_SCHEMA_FILES[kind]));
-  compiledValidators = { Provider: compile('Provider'), Server: compile('Server'), Database: compile('Database'), App: compile('App') };
-  return compiledValidators;
-}
-
-/** Compiles the schemas now rather than on the first validation (e.g. at server start). */
-export function prepareManifestValidator(): void {
-  kindValidators();
-}
 
 const KIND_LIST = KINDS.join(', ');
 
@@ -60,7 +42,7 @@ export function validateManifest(doc: unknown): ManifestValidation {
   const stopper = documentIssue(doc);
   if (stopper !== undefined) return { valid: false, kind: undefined, issues: [stopper] };
   const kind = (doc as { kind: Kind }).kind;
-  const validate = kindValidators()[kind];
+  const validate = kindValidators[kind];
   if (validate(doc)) return { valid: true, kind, manifest: doc };
   return { valid: false, kind, issues: describeSchemaErrors(validate.errors ?? [], kind) };
 }

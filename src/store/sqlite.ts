@@ -12,12 +12,29 @@ export const STATE_FILE = 'cairn.db';
 export function openSqlite(dataDir: string, file = STATE_FILE): Database.Database {
   mkdirSync(dataDir, { recursive: true, mode: 0o700 });
   const db = new Database(join(dataDir, file), { timeout: 15_000 });
-  db.pragma('journal_mode = WAL');
+  enableWal(db);
   db.pragma('synchronous = NORMAL');
   db.pragma('foreign_keys = ON');
   db.pragma('busy_timeout = 15000');
   migrate(db);
   return db;
+}
+
+/**
+ * Switches a new file to WAL. The switch takes an exclusive lock that SQLite's busy handler
+ * does not wait for, so processes opening a new data dir together retry it briefly.
+ */
+function enableWal(db: Database.Database): void {
+  for (let attempt = 0; ; attempt++) {
+    try {
+      if (db.pragma('journal_mode', { simple: true }) === 'wal') return;
+      db.pragma('journal_mode = WAL');
+      return;
+    } catch (error) {
+      if ((error as { code?: string }).code !== 'SQLITE_BUSY' || attempt >= 200) throw error;
+      Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 10);
+    }
+  }
 }
 
 /** Now as RFC 3339 UTC with milliseconds. */
