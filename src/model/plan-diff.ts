@@ -54,13 +54,6 @@ function isUnchanged(before: DiffableResource, after: DiffableResource): boolean
   return isEqualValue(before.spec, after.spec) && isEqualValue(before.labels, after.labels) && isEqualValue(before.annotations, after.annotations);
 }
 
-/** `spec.env.API_KEY`, `spec.databases[1]`, `metadata.annotations["cairn.dev/revision"]`. */
-export function formatPath(path: readonly PathSegment[]): string {
-  let text = '';
-  for (const segment of path) text = appendSegment(text, segment);
-  return text;
-}
-
 function appendSegment(text: string, segment: PathSegment): string {
   if (typeof segment === 'number') return `${text}[${segment}]`;
   if (/^[A-Za-z_][A-Za-z0-9_-]*$/.test(segment)) return text === '' ? segment : `${text}.${segment}`;

@@ -31,7 +31,3 @@ export function referencesOf(kind: Kind, spec: unknown): Reference[] {
   return out;
 }
 
-/** Whether `spec` of `kind` names the resource `target`/`name`. */
-export function refersTo(kind: Kind, spec: unknown, target: Kind, name: string): boolean {
-  return referencesOf(kind, spec).some((r) => r.target === target && r.name === name);
-}

@@ -60,11 +60,6 @@ export function locateOffset(doc: Document, pointer: string, at: 'value' | 'key'
   return offset;
 }
 
-/** `locateOffset` as a line and column. */
-export function locatePointer(doc: Document, lineCounter: LineCounter, pointer: string, at: 'value' | 'key' = 'value'): SourcePosition {
-  return positionOf(lineCounter, locateOffset(doc, pointer, at));
-}
-
 /** A source offset as a 1-based line and column. */
 export function positionOf(lineCounter: LineCounter, offset: number): SourcePosition {
   const { line, col } = lineCounter.linePos(offset);

@@ -117,10 +117,6 @@ export class Controller {
     }
   }
 
-  get queueDepth(): number {
-    return this.queue.length;
-  }
-
   async stop(): Promise<void> {
     if (!this.running) return;
     this.running = false;

@@ -187,7 +187,8 @@ async function deleteManaged<K extends Kind, D, O extends { id: string }>(
   const key = idempotencyKey(r.uid, status.incarnation ?? 0);
   const observed = await doing('observe', () => conn.client.observe({ key: pending?.idempotencyKey ?? key, externalId: status.externalId ?? null }));
   if (observed === null) {
-    ctx.record(r, 'Normal', REASON_DELETED, `deleted ${r.kind.toLowerCase()} ${status.externalId ?? ''} at ${conn.vendor}`.replace('  ', ' '));
+    const what = status.externalId ? `${r.kind.toLowerCase()} ${status.externalId}` : r.kind.toLowerCase();
+    ctx.record(r, 'Normal', REASON_DELETED, `deleted ${what} at ${conn.vendor}`);
     return removeResource(ctx, r);
   }
   if (draft.status.phase !== adapter.deletingPhase) {

@@ -2,43 +2,11 @@
  * @module Tests of the sandbox cloud's faults as a client sees them: the rate limit, injected
  * errors, lost responses and dropped connections, seeded repeatability, latency and stats.
  */
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { afterAll, afterEach, describe, expect, it } from 'vitest';
-import { startSandboxCloud, type SandboxCloud, type SandboxCloudOptions } from './index.js';
-import { callSandboxApi, type SandboxAnswer } from './sandbox-api-call.js';
+import { describe, expect, it } from 'vitest';
+import type { SandboxCloud } from './index.js';
+import { newServer, useSandboxFixture } from './sandbox-fixture.contract.js';
 
-const dirs: string[] = [];
-const clouds: SandboxCloud[] = [];
-
-function tempDir(): string {
-  const dir = mkdtempSync(join(tmpdir(), 'cairn-sandbox-faults-'));
-  dirs.push(dir);
-  return dir;
-}
-
-async function start(options: Partial<SandboxCloudOptions> = {}): Promise<SandboxCloud> {
-  const cloud = await startSandboxCloud({ dataDir: tempDir(), provisionMs: 0, ...options });
-  clouds.push(cloud);
-  return cloud;
-}
-
-function api(cloud: SandboxCloud, method: string, path: string, body?: unknown, token: string | null = 'test-token'): Promise<SandboxAnswer> {
-  return callSandboxApi(cloud.url, method, path, body, token);
-}
-
-function newServer(token: string): Record<string, unknown> {
-  return { name: 'web-1', region: 'eu-1', size: 'small', image: 'debian-12', client_token: token };
-}
-
-afterEach(async () => {
-  await Promise.all(clouds.splice(0).map((c) => c.close()));
-});
-
-afterAll(() => {
-  for (const dir of dirs) rmSync(dir, { recursive: true, force: true });
-});
+const { start, api } = useSandboxFixture('cairn-sandbox-faults-');
 
 describe('sandbox cloud API: rate limits, faults and stats', () => {
   it('answers beyond the rate limit with 429 and an integer Retry-After', async () => {

@@ -2,45 +2,13 @@
  * @module Tests of the sandbox cloud's HTTP API as a client sees it: auth, shapes and status
  * codes, idempotent creates, transitions over time, hosting rules and persistence.
  */
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { afterAll, afterEach, describe, expect, it } from 'vitest';
-import { startSandboxCloud, type SandboxCloud, type SandboxCloudOptions } from './index.js';
-import { callSandboxApi, type SandboxAnswer } from './sandbox-api-call.js';
+import { describe, expect, it } from 'vitest';
+import { startSandboxCloud } from './index.js';
+import { newServer, useSandboxFixture } from './sandbox-fixture.contract.js';
 
-const dirs: string[] = [];
-const clouds: SandboxCloud[] = [];
-
-function tempDir(): string {
-  const dir = mkdtempSync(join(tmpdir(), 'cairn-sandbox-cloud-'));
-  dirs.push(dir);
-  return dir;
-}
-
-async function start(options: Partial<SandboxCloudOptions> = {}): Promise<SandboxCloud> {
-  const cloud = await startSandboxCloud({ dataDir: tempDir(), provisionMs: 0, ...options });
-  clouds.push(cloud);
-  return cloud;
-}
-
-function api(cloud: SandboxCloud, method: string, path: string, body?: unknown, token: string | null = 'test-token'): Promise<SandboxAnswer> {
-  return callSandboxApi(cloud.url, method, path, body, token);
-}
+const { tempDir, start, api } = useSandboxFixture('cairn-sandbox-cloud-');
 
 const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
-
-function newServer(token: string, extra: Record<string, unknown> = {}): Record<string, unknown> {
-  return { name: 'web-1', region: 'eu-1', size: 'small', image: 'debian-12', client_token: token, ...extra };
-}
-
-afterEach(async () => {
-  await Promise.all(clouds.splice(0).map((c) => c.close()));
-});
-
-afterAll(() => {
-  for (const dir of dirs) rmSync(dir, { recursive: true, force: true });
-});
 
 describe('sandbox cloud API: auth and catalog', () => {
   it('refuses requests without a bearer token with a JSON 401', async () => {

@@ -43,13 +43,4 @@ export class PendingOperations {
     return row && { uid: row.uid, operation: row.operation, idempotencyKey: row.idempotency_key, startedAt: row.started_at };
   }
 
-  all(): PendingOperation[] {
-    const rows = this.sql.get(`SELECT uid, operation, idempotency_key, started_at FROM pending_operations`).all() as Array<{
-      uid: string;
-      operation: OperationName;
-      idempotency_key: string;
-      started_at: string;
-    }>;
-    return rows.map((row) => ({ uid: row.uid, operation: row.operation, idempotencyKey: row.idempotency_key, startedAt: row.started_at }));
-  }
 }

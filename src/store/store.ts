@@ -27,11 +27,6 @@ export class Store {
     return new Store(openSqlite(dataDir), dataDir);
   }
 
-  /** Runs `fn` in one transaction (nested calls join it). */
-  transaction<T>(fn: () => T): T {
-    return this.db.transaction(fn).immediate();
-  }
-
   /** True when the state file answers a write (for readiness checks). */
   isWritable(): boolean {
     try {
