@@ -89,6 +89,22 @@ describe('cairn apply / plan / get / delete', () => {
     expect(again.stdout).toContain('No changes.');
   });
 
+  it('apply with no changes still looks at the world: a server deleted at the vendor is created again', async () => {
+    const cloud = await startSandboxCloud({ dataDir, port: 0 });
+    try {
+      const listed = (await (await fetch(`${cloud.url}/v1/servers`, { headers: { authorization: 'Bearer test' } })).json()) as { servers: Array<{ id: string; name: string }> };
+      const web2 = listed.servers.find((s) => s.name === 'web-2');
+      const gone = await fetch(`${cloud.url}/v1/servers/${web2?.id ?? ''}`, { method: 'DELETE', headers: { authorization: 'Bearer test' } });
+      expect(gone.status).toBe(204);
+    } finally {
+      await cloud.close();
+    }
+    const apply = await runCairn(['apply', '-f', manifests, '--auto-approve', '--data-dir', dataDir], { env });
+    expect(apply.code, apply.stdout + apply.stderr).toBe(0);
+    expect(apply.stdout).toContain('No changes to the desired state');
+    expect((await vendorServers()).map((s) => s.name).sort()).toEqual(['web-1', 'web-2']);
+  });
+
   it('refuses to apply without --auto-approve when stdin is not a terminal', async () => {
     writeFileSync(join(manifests, 'servers.yaml'), readFileSync(join(manifests, 'servers.yaml'), 'utf8').replace('size: medium', 'size: large'));
     const result = await runCairn(['apply', '-f', manifests, '--data-dir', dataDir]);

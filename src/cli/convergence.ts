@@ -35,6 +35,8 @@ export interface FollowOptions {
   write: (line: string) => void;
   /** Called on each round, e.g. to let an in-process controller read the feed. */
   onTick?: () => void;
+  /** When given, a target is only settled once this says it was reconciled in this run. */
+  observed?: (uid: string) => boolean;
   /** Stop following (e.g. the process is shutting down); the report then says timed out. */
   cancelled?: () => boolean;
 }
@@ -55,7 +57,7 @@ function describe(r: AnyStoredResource): string {
 }
 
 /** The state of each target now. */
-export function assess(store: Store, targets: readonly ConvergenceTarget[]): ConvergenceReport['states'] {
+export function assess(store: Store, targets: readonly ConvergenceTarget[], observed?: (uid: string) => boolean): ConvergenceReport['states'] {
   const states: ConvergenceReport['states'] = new Map();
   // One read of each tenant's resources per round, rather than one query per target.
   const all = [...new Set(targets.map((t) => t.tenant))].flatMap((tenant) => store.resources.list({ tenant }));
@@ -70,7 +72,7 @@ export function assess(store: Store, targets: readonly ConvergenceTarget[]): Con
       continue;
     }
     const detail = describe(r);
-    if (target.deleting) {
+    if (target.deleting || (observed !== undefined && !observed(target.uid))) {
       states.set(target.uid, { target, state: 'working', detail });
     } else if (isReadyAt(r.status, r.generation)) {
       states.set(target.uid, { target, state: 'ready', detail });
@@ -110,7 +112,7 @@ export async function followConvergence(store: Store, targets: readonly Converge
   for (;;) {
     if (options.cancelled?.()) return { ok: false, timedOut: true, states: new Map() };
     options.onTick?.();
-    const states = assess(store, targets);
+    const states = assess(store, targets, options.observed);
     for (const { target, state, detail } of states.values()) {
       const line = `${displayName(target)}: ${state === 'gone' ? 'deleted' : detail}`;
       if (printed.get(target.uid) !== line) {

@@ -17,7 +17,13 @@ export interface SessionOptions {
 }
 
 export async function reconcileUntilSettled(store: Store, targets: readonly ConvergenceTarget[], options: SessionOptions): Promise<ConvergenceReport> {
-  const controller = new Controller(store, controllerOptionsFromEnv(options.dataDir));
+  // Recorded status may be stale (the world changed, or a killed run left a vendor call in
+  // flight): a target counts as settled only once this run's controller has looked at it.
+  const observed = new Set<string>();
+  const controller = new Controller(store, {
+    ...controllerOptionsFromEnv(options.dataDir),
+    onReconciled: (resource) => observed.add(resource.uid),
+  });
   let own = false;
   try {
     controller.start();
@@ -31,6 +37,7 @@ export async function reconcileUntilSettled(store: Store, targets: readonly Conv
       timeoutMs: options.timeoutMs,
       write: options.write,
       onTick: own ? () => controller.readFeed() : undefined,
+      observed: own ? (uid) => observed.has(uid) : undefined,
     });
   } finally {
     if (own) await controller.stop();
