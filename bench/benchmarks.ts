@@ -1,8 +1,9 @@
 /**
  * @module The benchmarks, by name, in the order `npm run bench` runs them.
  */
+import { apiBenchmark } from './api.bench.js';
 import { applyBenchmark } from './apply.bench.js';
 import { planBenchmark } from './plan.bench.js';
 import type { Benchmark } from './support/benchmark.js';
 
-export const BENCHMARKS: ReadonlyArray<Benchmark<unknown>> = [planBenchmark, applyBenchmark];
+export const BENCHMARKS: ReadonlyArray<Benchmark<unknown>> = [planBenchmark, applyBenchmark, apiBenchmark];

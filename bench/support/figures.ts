@@ -1,6 +1,6 @@
 /**
- * @module How the benchmarks print numbers: seconds, megabytes, counts with thousands
- * separators, ratios, and a target check beside a figure.
+ * @module How the benchmarks print numbers: seconds, milliseconds, megabytes, counts with thousands
+ * separators, ratios, percentages, and a target check (a limit or a minimum) beside a figure.
  */
 
 /** `0.84 s`; `—` when unknown. */
@@ -32,4 +32,20 @@ export function verdict(value: number | null | undefined, limit: number): string
 /** Pads a cell on the right (or the left for `align: 'right'`). */
 export function cell(text: string, width: number, align: 'left' | 'right' = 'left'): string {
   return align === 'left' ? text.padEnd(width) : text.padStart(width);
+}
+
+/** `ok` when `value` reaches `floor`, `UNDER` when not, `?` when unknown (for targets that are minimums). */
+export function atLeast(value: number | null | undefined, floor: number): string {
+  if (value === null || value === undefined || !Number.isFinite(value)) return '?';
+  return value >= floor ? 'ok' : 'UNDER';
+}
+
+/** `34%`; `—` when unknown. */
+export function percent(fraction: number | null | undefined): string {
+  return fraction === null || fraction === undefined || !Number.isFinite(fraction) ? '—' : `${Math.round(fraction * 100)}%`;
+}
+
+/** Latency as `2.4 ms` (`13 ms` from 10 up); `—` when unknown. */
+export function millis(ms: number | null | undefined): string {
+  return ms === null || ms === undefined || !Number.isFinite(ms) ? '—' : `${ms.toFixed(ms < 10 ? 1 : 0)} ms`;
 }

@@ -8,7 +8,7 @@ import { shouldUseColor } from '../model/terminal-color.js';
 import { DEFAULT_TENANT, displayName, type AnyManifest } from '../model/resource.js';
 import type { Store } from '../store/store.js';
 import { followConvergence, type ConvergenceTarget } from './convergence.js';
-import { planForManifests } from './plan-for-manifests.js';
+import { planForManifests } from '../store/plan-for-manifests.js';
 import { sortByKind } from './sort-by-kind.js';
 
 const START_TIMEOUT_MS = 15 * 60_000;

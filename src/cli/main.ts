@@ -4,13 +4,16 @@
  */
 import { Command, CommanderError } from 'commander';
 import { CairnError } from '../model/errors.js';
+import { SecretsError } from '../secrets/secrets-error.js';
 import { CliError } from './cli-error.js';
 import { registerApplyCommand } from './commands/apply.js';
 import { registerDeleteCommand } from './commands/delete.js';
 import { registerGetCommand } from './commands/get.js';
+import { registerKeysCommand } from './commands/keys.js';
 import { registerPlanCommand } from './commands/plan.js';
 import { registerSandboxCloudCommand } from './commands/sandbox-cloud.js';
 import { registerServeCommand } from './commands/serve.js';
+import { registerUsersCommand } from './commands/users.js';
 import { registerValidateCommand } from './commands/validate.js';
 
 export function buildProgram(): Command {
@@ -27,6 +30,8 @@ export function buildProgram(): Command {
     registerGetCommand,
     registerServeCommand,
     registerSandboxCloudCommand,
+    registerUsersCommand,
+    registerKeysCommand,
   ]) {
     register(program);
   }
@@ -44,7 +49,7 @@ export async function main(argv: string[]): Promise<number> {
       console.error(`Error: ${error.message}`);
       return error.exitCode;
     }
-    if (error instanceof CairnError) {
+    if (error instanceof CairnError || error instanceof SecretsError) {
       console.error(`Error: ${error.message}`);
       return 1;
     }

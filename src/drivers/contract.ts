@@ -107,16 +107,53 @@ export interface DatabaseDesired {
   version: string;
   storageGb: number | null;
   placement: Placement;
+  /**
+   * The password cairn generated for the database's user (cairn keeps it encrypted; vendors
+   * keep at most a hash). Used at create; changed later only through `setPassword`.
+   */
+  password: string;
 }
 
-export interface DatabaseConnection {
+/** Where to reach a database and as whom; the password is cairn's, never read back from a vendor. */
+export interface DatabaseEndpoint {
   host: string;
   port: number;
   username: string;
-  password: string;
   database: string;
-  /** postgresql://user:pass@host:port/name or mongodb://... */
-  uri: string;
+}
+
+export type VendorBackupStatus = 'pending' | 'running' | 'completed' | 'failed';
+
+export interface BackupObserved {
+  id: string;
+  clientToken: string;
+  databaseId: string;
+  status: VendorBackupStatus;
+  sizeBytes: number | null;
+  /** `sha256:<hex>` of the backup's content, once completed. */
+  checksum: string | null;
+  createdAt: string;
+  completedAt: string | null;
+  /** Why it failed, when it did. */
+  message: string | null;
+}
+
+/** Databases, plus what only databases have: endpoints, passwords, backups and restores. */
+export interface DatabaseRuntime extends ExternalClient<DatabaseDesired, DatabaseObserved> {
+  endpoint(externalId: string): Promise<DatabaseEndpoint>;
+  /** Sets the database user's password; setting the same password again succeeds. */
+  setPassword(externalId: string, password: string): Promise<void>;
+  /** Starts a backup with `key` as client token; the same key again returns the first backup. */
+  createBackup(databaseExternalId: string, key: string): Promise<BackupObserved>;
+  /** The backup by its vendor id, or else by its key; null when it does not exist. Backups outlive their database. */
+  observeBackup(ref: ExternalRef): Promise<BackupObserved | null>;
+  /** Deletes a backup (retention); deleting one already gone succeeds. */
+  deleteBackup(backupExternalId: string): Promise<void>;
+  /**
+   * Restores the backup into the database (status `restoring`, then `available`). The same key
+   * again does not restore twice; it returns the database as it is.
+   */
+  restore(databaseExternalId: string, backupExternalId: string, key: string): Promise<DatabaseObserved>;
 }
 
 export interface DatabaseObserved {
@@ -158,25 +195,47 @@ export interface AppObserved {
   /** A fingerprint of the deployed configuration, so the reconciler can tell whether it is current. */
   releaseDigest: string | null;
   release: number;
+  /** The commit the current release was built from (git sources), when the vendor knows it. */
+  commit: string | null;
+}
+
+export interface AppLogLine {
+  ts: string;
+  stream: 'stdout' | 'stderr' | 'system';
+  line: string;
+}
+
+/** Apps, plus their logs. `update` always rolls out a new release, even with unchanged configuration. */
+export interface AppRuntime extends ExternalClient<AppDesired, AppObserved> {
+  /** The newest `tail` lines (default 100, at most 1000), optionally only those at or after `since`, oldest first. */
+  logs(externalId: string, query: { tail?: number; since?: string }): Promise<AppLogLine[]>;
 }
 
 export interface RuntimeDriver {
   readonly vendor: string;
-  readonly databases: ExternalClient<DatabaseDesired, DatabaseObserved> & {
-    connection(externalId: string): Promise<DatabaseConnection>;
-  };
-  readonly apps: ExternalClient<AppDesired, AppObserved>;
+  readonly databases: DatabaseRuntime;
+  readonly apps: AppRuntime;
   close(): Promise<void>;
 }
 
 // ── how drivers are made ────────────────────────────────────────────────────────────────
 
+/** A vendor's credential bundle, by field name (see `Vendor.credentialFields`). Never logged. */
+export type VendorCredentials = Readonly<Record<string, string>>;
+
+/** One field of a vendor's credential bundle, as `GET /providers/vendors` lists it. */
+export interface CredentialField {
+  name: string;
+  description: string;
+  required: boolean;
+}
+
 /** What a driver is built from: the Provider's spec and its resolved credentials. */
 export interface DriverConfig {
   providerName: string;
   spec: ProviderSpec;
-  /** The token resolved from `credentialsRef`, if any. Never logged. */
-  credentials: string | undefined;
+  /** The bundle resolved from `credentialsRef` (or stored through the API), if any. Never logged. */
+  credentials: VendorCredentials | undefined;
   /** The data dir, for drivers that keep local state (the in-process sandbox, the local runtime). */
   dataDir: string;
   /** Per-request timeout towards the vendor. */
@@ -187,6 +246,8 @@ export interface Vendor {
   id: string;
   /** Shown to users; the sandbox says it is a simulation. */
   description: string;
+  /** The credential bundle's fields; a `credentialsRef.env` variable fills the first one. */
+  credentialFields: readonly CredentialField[];
   createCloudDriver(config: DriverConfig): Promise<CloudDriver>;
   createRuntimeDriver(config: DriverConfig): Promise<RuntimeDriver>;
 }

@@ -54,3 +54,42 @@ export class PreconditionFailedError extends CairnError {
   readonly code = 'precondition_failed';
   override readonly name = 'PreconditionFailedError';
 }
+
+/** No credentials, or credentials that are not valid (expired, forged, revoked). */
+export class UnauthorizedError extends CairnError {
+  readonly code = 'unauthorized';
+  override readonly name = 'UnauthorizedError';
+}
+
+/** Valid credentials whose role does not allow this. */
+export class ForbiddenError extends CairnError {
+  readonly code = 'forbidden';
+  override readonly name = 'ForbiddenError';
+}
+
+/** Too many attempts; try again after `retryAfterSeconds`. */
+export class RateLimitedError extends CairnError {
+  readonly code = 'rate_limited';
+  override readonly name = 'RateLimitedError';
+  constructor(message: string, readonly retryAfterSeconds: number) {
+    super(message);
+  }
+}
+
+/** The request itself is broken: not JSON, a bad query parameter's syntax, a missing header. */
+export class MalformedRequestError extends CairnError {
+  readonly code = 'malformed_request';
+  override readonly name = 'MalformedRequestError';
+}
+
+/** A vendor refused or failed what cairn asked of it on the user's behalf. */
+export class ProviderError extends CairnError {
+  readonly code = 'provider_error';
+  override readonly name = 'ProviderError';
+}
+
+/** A body in a format the route does not take. */
+export class UnsupportedMediaTypeError extends CairnError {
+  readonly code = 'unsupported_media_type';
+  override readonly name = 'UnsupportedMediaTypeError';
+}

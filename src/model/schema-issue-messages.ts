@@ -95,7 +95,7 @@ function lengthMessage(error: ErrorObject): string {
   return limit === 1 ? 'must not be empty' : `must be at least ${limit} characters`;
 }
 
-function describeError(error: ErrorObject, kind: Kind): ShapeIssue {
+function describeError(error: ErrorObject, kind: Kind | string): ShapeIssue {
   const at = error.instancePath;
   switch (error.keyword) {
     case 'required': {
@@ -162,7 +162,7 @@ function describeError(error: ErrorObject, kind: Kind): ShapeIssue {
 }
 
 /** Issues for an invalid key of a mapping (ajv reports these with `propertyName` set). */
-function describeKeyError(error: ErrorObject, key: string, kind: Kind): ShapeIssue {
+function describeKeyError(error: ErrorObject, key: string, kind: Kind | string): ShapeIssue {
   const issue = describeError(error, kind);
   return { pointer: appendPointer(error.instancePath, key), message: `invalid key: ${issue.message}`, locateAt: 'key' };
 }
@@ -171,7 +171,7 @@ function describeKeyError(error: ErrorObject, key: string, kind: Kind): ShapeIss
  * The issues behind ajv's errors for a manifest of `kind` (compiled with `allErrors` and
  * `verbose`), without duplicates and without the wrapper errors of `if`, `anyOf` and the like.
  */
-export function describeSchemaErrors(errors: readonly ErrorObject[], kind: Kind): ShapeIssue[] {
+export function describeSchemaErrors(errors: readonly ErrorObject[], kind: Kind | string): ShapeIssue[] {
   const issues: ShapeIssue[] = [];
   const seen = new Set<string>();
   for (const error of errors) {

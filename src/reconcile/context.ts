@@ -13,6 +13,8 @@ export interface ReconcileContext {
   drivers: DriverPool;
   /** How often to look again while the vendor is still working (provisioning, deleting). */
   pollMs: number;
+  /** The current time (backup schedules go by it). */
+  now(): Date;
   /** Drift-check interval for a converged resource of this kind, jitter included. */
   resyncMs(kind: Kind): number;
   record(resource: ResourceIdentity, type: EventType, reason: string, message: string): void;

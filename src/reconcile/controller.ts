@@ -31,6 +31,8 @@ export interface ControllerOptions {
   leaseTtlMs?: number;
   /** How often the change feed is read. */
   feedIntervalMs?: number;
+  /** The time reconcilers go by (backup schedules); tests set it. Default: the system clock. */
+  clock?: () => Date;
   /** Told about each reconcile (for metrics and logs). */
   onReconciled?: (resource: AnyStoredResource, outcome: ReconcileOutcome, durationMs: number) => void;
   /** Told when the lease is lost to another process: reconciling has stopped. */
@@ -52,18 +54,21 @@ export class Controller {
   private readonly drivers: DriverPool;
   private readonly perKind: KeyedSemaphores;
   private readonly perProvider: KeyedSemaphores;
-  private readonly seen = new Map<string, { generation: number; deleting: boolean }>();
+  /** Per resource, what the feed last saw of what makes it worth a reconcile. */
+  private readonly seen = new Map<string, { generation: number; deleting: boolean; annotations: string; wakes: number }>();
   /** Resources whose last reconcile waited for another (a dependency, or dependents to go). */
   private readonly waiting = new Set<string>();
   private readonly context: ReconcileContext;
   private readonly workerLoops: Promise<void>[] = [];
+  /** Kinds of the resources queued at the last `queueDepthByKind` (a uid's kind never changes). */
+  private queuedKinds = new Map<string, Kind>();
   private revision = 0;
   private feedTimer: NodeJS.Timeout | undefined;
   private leaseTimer: NodeJS.Timeout | undefined;
   private running = false;
 
   constructor(private readonly store: Store, private readonly options: ControllerOptions) {
-    this.drivers = new DriverPool({ dataDir: options.dataDir, requestTimeoutMs: options.requestTimeoutMs ?? 10_000 });
+    this.drivers = new DriverPool({ dataDir: options.dataDir, requestTimeoutMs: options.requestTimeoutMs ?? 10_000, secrets: store.secrets });
     this.perKind = new KeyedSemaphores(() => options.perKind ?? 64);
     this.perProvider = new KeyedSemaphores(() => options.perProvider ?? 32);
     const resync = options.resyncMs ?? {};
@@ -71,6 +76,7 @@ export class Controller {
       store,
       drivers: this.drivers,
       pollMs: options.pollMs ?? 1_000,
+      now: options.clock ?? (() => new Date()),
       resyncMs: (kind) => (resync[kind] ?? DEFAULT_RESYNC_MS) * (0.9 + 0.2 * Math.random()),
       record: (r, type, reason, message) =>
         store.events.append({ tenant: r.tenant, uid: r.uid, kind: r.kind, namespace: r.namespace, name: r.name, type, reason, message }),
@@ -106,15 +112,30 @@ export class Controller {
   /** Reads new writes now (a writer in this process can call it instead of waiting for the timer). */
   readFeed(): void {
     if (!this.running) return;
-    for (const r of this.store.resources.changedSince(this.revision)) {
+    // Status writes bump resourceVersion too; only a new generation, a deletion, changed
+    // annotations or a wake (something was asked of it through the API) is worth a reconcile.
+    for (const r of this.store.resources.signalsSince(this.revision)) {
       this.revision = Math.max(this.revision, r.resourceVersion);
       const last = this.seen.get(r.uid);
-      const deleting = r.deletionTimestamp !== null;
-      if (!last || last.generation !== r.generation || last.deleting !== deleting) {
-        this.seen.set(r.uid, { generation: r.generation, deleting });
+      if (!last || last.generation !== r.generation || last.deleting !== r.deleting || last.annotations !== r.annotations || last.wakes !== r.wakes) {
+        this.seen.set(r.uid, { generation: r.generation, deleting: r.deleting, annotations: r.annotations, wakes: r.wakes });
         this.queue.add(r.uid);
       }
     }
+  }
+
+  /** Resources queued now and waiting for a worker, by kind (not those delayed or being reconciled). */
+  queueDepthByKind(): Record<Kind, number> {
+    const depth: Record<Kind, number> = { Provider: 0, Server: 0, Database: 0, App: 0 };
+    const kinds = new Map<string, Kind>();
+    for (const uid of this.queue.snapshot()) {
+      const kind = this.queuedKinds.get(uid) ?? this.store.resources.get(uid)?.kind;
+      if (kind === undefined) continue;
+      kinds.set(uid, kind);
+      depth[kind] += 1;
+    }
+    this.queuedKinds = kinds;
+    return depth;
   }
 
   async stop(): Promise<void> {

@@ -1,18 +1,25 @@
 /**
- * @module Makes and caches drivers per Provider resource (remade when the provider's spec
- * changes): the cloud driver for its servers and the runtime for what is placed on them.
- * Credentials are resolved here from the provider's `credentialsRef` and never logged.
+ * @module Makes and caches drivers per Provider resource (remade when the provider's spec or
+ * its credentials change): the cloud driver for its servers and the runtime for what is placed
+ * on them. Credentials are resolved here from the provider's `credentialsRef` — an environment
+ * variable, or a bundle stored (encrypted) through the API — and never logged.
  */
-import type { CloudDriver, DriverConfig, RuntimeDriver } from '../drivers/contract.js';
+import { createHash } from 'node:crypto';
+import type { CloudDriver, DriverConfig, RuntimeDriver, Vendor, VendorCredentials } from '../drivers/contract.js';
 import { getVendor } from '../drivers/registry.js';
 import type { StoredResource } from '../model/resource.js';
+import type { SecretStore } from '../secrets/secret-store.js';
 import { StallError } from './errors.js';
 
 export const REASON_CREDENTIALS_MISSING = 'CredentialsMissing';
+export const REASON_CREDENTIALS_INVALID = 'CredentialsUnusable';
 export const REASON_UNKNOWN_VENDOR = 'UnknownVendor';
 
 interface CachedDrivers {
-  generation: number;
+  /** The provider's generation and credentials the drivers were made with (a digest, never the values). */
+  fingerprint: string;
+  config: DriverConfig;
+  vendor: Vendor;
   cloud?: Promise<CloudDriver>;
   runtime?: Promise<RuntimeDriver>;
 }
@@ -20,6 +27,9 @@ interface CachedDrivers {
 export interface DriverPoolOptions {
   dataDir: string;
   requestTimeoutMs: number;
+  /** Where `credentialsRef.secret` bundles are read (purpose `provider-credentials`). */
+  secrets: SecretStore;
+  /** Where `credentialsRef.env` variables are read; default process.env. */
   env?: NodeJS.ProcessEnv;
 }
 
@@ -28,15 +38,15 @@ export class DriverPool {
 
   constructor(private readonly options: DriverPoolOptions) {}
 
-  cloudFor(provider: StoredResource<'Provider'>): Promise<CloudDriver> {
+  async cloudFor(provider: StoredResource<'Provider'>): Promise<CloudDriver> {
     const entry = this.entryFor(provider);
-    entry.cloud ??= this.make(provider, (vendor, config) => vendor.createCloudDriver(config));
+    entry.cloud ??= this.build(provider, entry, entry.vendor.createCloudDriver(entry.config));
     return entry.cloud;
   }
 
-  runtimeFor(provider: StoredResource<'Provider'>): Promise<RuntimeDriver> {
+  async runtimeFor(provider: StoredResource<'Provider'>): Promise<RuntimeDriver> {
     const entry = this.entryFor(provider);
-    entry.runtime ??= this.make(provider, (vendor, config) => vendor.createRuntimeDriver(config));
+    entry.runtime ??= this.build(provider, entry, entry.vendor.createRuntimeDriver(entry.config));
     return entry.runtime;
   }
 
@@ -46,56 +56,104 @@ export class DriverPool {
     await Promise.all(entries.map((entry) => closeEntry(entry)));
   }
 
+  /**
+   * The cached drivers for the provider as it is now. Credentials are resolved on every call
+   * (cheap), so credentials stored again through the API are used without a restart.
+   */
   private entryFor(provider: StoredResource<'Provider'>): CachedDrivers {
-    const existing = this.cache.get(provider.uid);
-    if (existing && existing.generation === provider.generation) return existing;
-    if (existing) void closeEntry(existing);
-    const entry: CachedDrivers = { generation: provider.generation };
-    this.cache.set(provider.uid, entry);
-    return entry;
-  }
-
-  private async make<T>(
-    provider: StoredResource<'Provider'>,
-    build: (vendor: ReturnType<typeof getVendor>, config: DriverConfig) => Promise<T>,
-  ): Promise<T> {
-    let vendor;
+    let vendor: Vendor;
     try {
       vendor = getVendor(provider.spec.vendor);
     } catch (error) {
       throw new StallError(REASON_UNKNOWN_VENDOR, (error as Error).message);
     }
+    const credentials = this.resolveCredentials(provider, vendor);
+    const fingerprint = createHash('sha256').update(JSON.stringify([provider.generation, credentials ?? null])).digest('hex');
+    const existing = this.cache.get(provider.uid);
+    if (existing && existing.fingerprint === fingerprint) return existing;
+    if (existing) void closeEntry(existing);
     const config: DriverConfig = {
       providerName: provider.name,
       spec: provider.spec,
-      credentials: this.resolveCredentials(provider),
+      credentials,
       dataDir: this.options.dataDir,
       requestTimeoutMs: this.options.requestTimeoutMs,
     };
-    const made = build(vendor, config);
-    // A failed construction must not stay cached: the next reconcile tries again.
-    made.catch(() => this.cache.delete(provider.uid));
+    const entry: CachedDrivers = { fingerprint, config, vendor };
+    this.cache.set(provider.uid, entry);
+    return entry;
+  }
+
+  /** A failed construction must not stay cached: the next reconcile tries again. */
+  private build<T>(provider: StoredResource<'Provider'>, entry: CachedDrivers, made: Promise<T>): Promise<T> {
+    made.catch(() => {
+      if (this.cache.get(provider.uid) === entry) this.cache.delete(provider.uid);
+    });
     return made;
   }
 
-  private resolveCredentials(provider: StoredResource<'Provider'>): string | undefined {
+  /** The provider's credential bundle, from its `credentialsRef`; stalls with what to fix when it cannot be had. */
+  private resolveCredentials(provider: StoredResource<'Provider'>, vendor: Vendor): VendorCredentials | undefined {
     const ref = provider.spec.credentialsRef;
     if (!ref) return undefined;
-    if (ref.env !== undefined) {
-      const value = (this.options.env ?? process.env)[ref.env];
-      if (value === undefined || value === '') {
-        throw new StallError(
-          REASON_CREDENTIALS_MISSING,
-          `Provider/${provider.name}: credentialsRef.env names ${ref.env}, which is not set in cairn's environment`,
-        );
-      }
-      return value;
-    }
-    throw new StallError(
-      REASON_CREDENTIALS_MISSING,
-      `Provider/${provider.name}: credentialsRef.secret needs credentials stored through the REST API, which this cairn does not serve yet; use credentialsRef.env`,
-    );
+    if (ref.env !== undefined) return this.credentialsFromEnv(provider, vendor, ref.env);
+    if (ref.secret !== undefined) return this.credentialsFromSecret(provider, ref.secret);
+    return undefined;
   }
+
+  /** A variable holding a JSON object is the whole bundle; anything else fills the vendor's first field. */
+  private credentialsFromEnv(provider: StoredResource<'Provider'>, vendor: Vendor, variable: string): VendorCredentials {
+    const value = (this.options.env ?? process.env)[variable];
+    if (value === undefined || value === '') {
+      throw new StallError(REASON_CREDENTIALS_MISSING, `Provider/${provider.name}: credentialsRef.env names ${variable}, which is not set in cairn's environment`);
+    }
+    const bundle = parseBundle(value);
+    if (bundle) return bundle;
+    const field = vendor.credentialFields[0];
+    if (!field) {
+      throw new StallError(
+        REASON_CREDENTIALS_INVALID,
+        `Provider/${provider.name}: vendor ${vendor.id} takes no credentials, but credentialsRef.env names ${variable}; remove credentialsRef`,
+      );
+    }
+    return { [field.name]: value };
+  }
+
+  private credentialsFromSecret(provider: StoredResource<'Provider'>, name: string): VendorCredentials {
+    let stored: string | undefined;
+    try {
+      stored = this.options.secrets.get(provider.tenant, 'provider-credentials', name);
+    } catch (error) {
+      throw new StallError(REASON_CREDENTIALS_INVALID, `Provider/${provider.name}: credentials "${name}" cannot be read: ${(error as Error).message}`);
+    }
+    if (stored === undefined) {
+      throw new StallError(
+        REASON_CREDENTIALS_MISSING,
+        `Provider/${provider.name}: credentials "${name}" are not stored; create them with POST /api/v1/providers ` +
+          `({"name": "${name}", "vendor": "${provider.spec.vendor}", "credentials": {...}}), or use credentialsRef.env`,
+      );
+    }
+    const bundle = parseBundle(stored);
+    if (!bundle) {
+      throw new StallError(REASON_CREDENTIALS_INVALID, `Provider/${provider.name}: the stored credentials "${name}" are not a JSON object of strings; store them again`);
+    }
+    return bundle;
+  }
+}
+
+/** A JSON object whose values are all strings, or undefined for anything else. */
+function parseBundle(text: string): VendorCredentials | undefined {
+  if (!text.trimStart().startsWith('{')) return undefined;
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(text);
+  } catch {
+    return undefined;
+  }
+  if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) return undefined;
+  const entries = Object.entries(parsed as Record<string, unknown>);
+  if (!entries.every((entry): entry is [string, string] => typeof entry[1] === 'string')) return undefined;
+  return Object.freeze(Object.fromEntries(entries));
 }
 
 async function closeEntry(entry: CachedDrivers): Promise<void> {

@@ -40,6 +40,16 @@ export interface Progress {
   failed?: string;
 }
 
+/** What a further step did once the resource is in sync with its spec (an action, a backup, ...). */
+export interface StepResult {
+  /** What it did or waits for: the Ready condition's message. */
+  message: string;
+  /** The resource stays usable meanwhile (a backup is running), so Ready stays True. */
+  usable?: boolean;
+  /** Look again after this long (default: the poll interval). */
+  requeueAfterMs?: number;
+}
+
 export interface ManagedAdapter<K extends Kind, D, O extends { id: string }> {
   kind: K;
   creatingPhase: string;
@@ -48,16 +58,33 @@ export interface ManagedAdapter<K extends Kind, D, O extends { id: string }> {
   connect(ctx: ReconcileContext, r: StoredResource<K>, spec: SpecByKind[K], purpose: 'converge' | 'delete'): Promise<Connection<D, O>>;
   desired(ctx: ReconcileContext, r: StoredResource<K>): Promise<D>;
   /** What differs between desired and observed that `update` fixes, as `field: before → after`. */
-  drift(r: StoredResource<K>, desired: D, observed: O, draft: StatusDraft): string[];
+  drift(ctx: ReconcileContext, r: StoredResource<K>, desired: D, observed: O, draft: StatusDraft): string[];
   progress(r: StoredResource<K>, observed: O): Progress;
   endpoints(observed: O): Record<string, string | number | null>;
   details(observed: O): Record<string, unknown>;
-  /** A further step once in sync (e.g. power); returns what it did, or null when nothing was needed. */
-  afterSync?(ctx: ReconcileContext, r: StoredResource<K>, observed: O, draft: StatusDraft): Promise<string | null>;
+  /** The next step once in sync (power, an action, a backup); null when nothing is left to do. */
+  afterSync?(ctx: ReconcileContext, r: StoredResource<K>, observed: O, draft: StatusDraft): Promise<StepResult | null>;
+  /** When to look again at the latest once converged (e.g. the next scheduled backup), in ms from now. */
+  nextCheckMs?(ctx: ReconcileContext, r: StoredResource<K>): number | undefined;
+  /** Follows what the vendor did since the last look, whatever its state (e.g. ends an app's deployment). */
+  track?(ctx: ReconcileContext, r: StoredResource<K>, observed: O, draft: StatusDraft): Promise<void>;
+  /**
+   * Just before a create or update reaches the vendor: records what must be recorded first (a
+   * database's password, the deployment an app's rollout belongs to) and returns what to send.
+   */
+  beforeApply?(ctx: ReconcileContext, r: StoredResource<K>, desired: D, draft: StatusDraft, operation: 'create' | 'update'): D;
+  /** Called when a create or update failed, before the error is classified (e.g. to fail an app's deployment). */
+  applyFailed?(ctx: ReconcileContext, r: StoredResource<K>, draft: StatusDraft, error: unknown): void;
+  /** Called after a successful create or update with what the vendor returned. */
+  recordApplied?(ctx: ReconcileContext, r: StoredResource<K>, draft: StatusDraft, desired: D, observed: O): void;
+  /** The vendor's resource is gone and the next create starts a new incarnation: drop what belonged to the old one. */
+  onGone?(ctx: ReconcileContext, r: StoredResource<K>): void;
   /** True when deleting the resource must leave the vendor's side in place. */
   orphanOnDelete?(r: StoredResource<K>): boolean;
-  /** Called after a successful create or update with what the vendor returned. */
-  recordApplied?(draft: StatusDraft, desired: D, observed: O): void;
+  /** A step before the vendor's resource is deleted (e.g. a final backup); null once it may go. */
+  beforeDelete?(ctx: ReconcileContext, r: StoredResource<K>, observed: O, draft: StatusDraft): Promise<StepResult | null>;
+  /** The resource is about to leave cairn for good: drop what cairn kept for it (passwords, unfinished records). */
+  onRemoved?(ctx: ReconcileContext, r: StoredResource<K>): void;
 }
 
 export async function reconcileManaged<K extends Kind, D, O extends { id: string }>(
@@ -87,6 +114,7 @@ export async function reconcileManaged<K extends Kind, D, O extends { id: string
       status.incarnation = (status.incarnation ?? 0) + 1;
       status.externalId = null;
       status.appliedSpec = null;
+      adapter.onGone?.(ctx, r);
       return { requeueAfterMs: 0 };
     }
     if (replacing.length > 0) {
@@ -98,11 +126,12 @@ export async function reconcileManaged<K extends Kind, D, O extends { id: string
     const createKey = pending?.idempotencyKey ?? key;
     ctx.store.operations.begin(r.uid, 'create', createKey);
     draft.setPhase(adapter.creatingPhase);
-    const created = await doing('create', () => conn.client.create(createKey, desired));
+    const sent = adapter.beforeApply?.(ctx, r, desired, draft, 'create') ?? desired;
+    const created = await applying(ctx, r, draft, adapter, doing('create', () => conn.client.create(createKey, sent)));
     status.externalId = created.id;
     ctx.store.operations.finish(r.uid, 'create');
     ctx.record(r, 'Normal', REASON_CREATED, `created ${r.kind.toLowerCase()} ${created.id} at ${conn.vendor}`);
-    adapter.recordApplied?.(draft, desired, created);
+    adapter.recordApplied?.(ctx, r, draft, sent, created);
     return settle(ctx, r, draft, adapter, created);
   }
 
@@ -121,7 +150,7 @@ export async function reconcileManaged<K extends Kind, D, O extends { id: string
   }
 
   const desired = await adapter.desired(ctx, r);
-  const changes = adapter.drift(r, desired, observed, draft);
+  const changes = adapter.drift(ctx, r, desired, observed, draft);
   if (changes.length > 0) {
     const selfHeal = r.annotations['cairn.dev/self-heal'] !== 'false';
     const userChange = status.observedGeneration !== r.generation;
@@ -130,12 +159,29 @@ export async function reconcileManaged<K extends Kind, D, O extends { id: string
       return { requeueAfterMs: ctx.resyncMs(r.kind) };
     }
     if (!userChange) ctx.record(r, 'Warning', REASON_DRIFT, `changed outside cairn: ${changes.join('; ')}; putting it back`);
-    const updated = await doing('update', () => conn.client.update(observed.id, desired));
+    const sent = adapter.beforeApply?.(ctx, r, desired, draft, 'update') ?? desired;
+    const updated = await applying(ctx, r, draft, adapter, doing('update', () => conn.client.update(observed.id, sent)));
     ctx.record(r, 'Normal', REASON_UPDATED, changes.join('; '));
-    adapter.recordApplied?.(draft, desired, updated);
+    adapter.recordApplied?.(ctx, r, draft, sent, updated);
     return settle(ctx, r, draft, adapter, updated);
   }
   return settle(ctx, r, draft, adapter, observed);
+}
+
+/** Awaits a create or update, telling the adapter when it failed. */
+async function applying<K extends Kind, D, O extends { id: string }>(
+  ctx: ReconcileContext,
+  r: StoredResource<K>,
+  draft: StatusDraft,
+  adapter: ManagedAdapter<K, D, O>,
+  call: Promise<O>,
+): Promise<O> {
+  try {
+    return await call;
+  } catch (error) {
+    adapter.applyFailed?.(ctx, r, draft, error);
+    throw error;
+  }
 }
 
 async function settle<K extends Kind, D, O extends { id: string }>(
@@ -145,6 +191,7 @@ async function settle<K extends Kind, D, O extends { id: string }>(
   adapter: ManagedAdapter<K, D, O>,
   observed: O,
 ): Promise<ReconcileResult> {
+  await adapter.track?.(ctx, r, observed, draft);
   const progress = adapter.progress(r, observed);
   draft.setPhase(progress.phase);
   draft.status.endpoints = adapter.endpoints(observed);
@@ -158,13 +205,14 @@ async function settle<K extends Kind, D, O extends { id: string }>(
     draft.markProgressing(capitalise(progress.phase), `${r.kind.toLowerCase()} is ${progress.phase} at the vendor`);
     return { requeueAfterMs: ctx.pollMs };
   }
-  const acted = adapter.afterSync ? await adapter.afterSync(ctx, r, observed, draft) : null;
-  if (acted !== null) {
-    draft.markProgressing(capitalise(draft.status.phase), acted);
-    return { requeueAfterMs: ctx.pollMs };
+  const step = adapter.afterSync ? await adapter.afterSync(ctx, r, observed, draft) : null;
+  if (step !== null) {
+    if (step.usable) draft.markReady(capitalise(draft.status.phase), step.message);
+    else draft.markProgressing(capitalise(draft.status.phase), step.message);
+    return { requeueAfterMs: step.requeueAfterMs ?? ctx.pollMs };
   }
   draft.markReady(REASON_AVAILABLE, `${r.kind.toLowerCase()} is ${progress.phase}`);
-  return { requeueAfterMs: ctx.resyncMs(r.kind) };
+  return { requeueAfterMs: Math.min(ctx.resyncMs(r.kind), adapter.nextCheckMs?.(ctx, r) ?? Number.POSITIVE_INFINITY) };
 }
 
 async function deleteManaged<K extends Kind, D, O extends { id: string }>(
@@ -178,9 +226,9 @@ async function deleteManaged<K extends Kind, D, O extends { id: string }>(
   const pending = ctx.store.operations.get(r.uid, 'create');
   if (adapter.orphanOnDelete?.(r)) {
     ctx.record(r, 'Normal', REASON_ORPHANED, `removed from cairn; ${status.externalId ?? 'the vendor resource'} is left in place (deletionPolicy: Orphan)`);
-    return removeResource(ctx, r);
+    return removeResource(ctx, r, adapter);
   }
-  if (!status.externalId && !pending) return removeResource(ctx, r);
+  if (!status.externalId && !pending) return removeResource(ctx, r, adapter);
 
   const spec = (status.appliedSpec ?? r.spec) as SpecByKind[K];
   const conn = await adapter.connect(ctx, r, spec, 'delete');
@@ -189,7 +237,13 @@ async function deleteManaged<K extends Kind, D, O extends { id: string }>(
   if (observed === null) {
     const what = status.externalId ? `${r.kind.toLowerCase()} ${status.externalId}` : r.kind.toLowerCase();
     ctx.record(r, 'Normal', REASON_DELETED, `deleted ${what} at ${conn.vendor}`);
-    return removeResource(ctx, r);
+    return removeResource(ctx, r, adapter);
+  }
+  const before = adapter.beforeDelete ? await adapter.beforeDelete(ctx, r, observed, draft) : null;
+  if (before !== null) {
+    draft.setPhase(adapter.deletingPhase);
+    draft.markProgressing(REASON_DELETING, before.message);
+    return { requeueAfterMs: before.requeueAfterMs ?? ctx.pollMs };
   }
   if (draft.status.phase !== adapter.deletingPhase) {
     ctx.record(r, 'Normal', REASON_DELETING, `deleting ${r.kind.toLowerCase()} ${observed.id} at ${conn.vendor}`);
@@ -203,7 +257,12 @@ async function deleteManaged<K extends Kind, D, O extends { id: string }>(
 /** Sentinel result: the resource row is gone; nothing to write. */
 export const REMOVED: ReconcileResult = Object.freeze({});
 
-function removeResource(ctx: ReconcileContext, r: StoredResource<Kind>): ReconcileResult {
+function removeResource<K extends Kind, D, O extends { id: string }>(
+  ctx: ReconcileContext,
+  r: StoredResource<K>,
+  adapter: ManagedAdapter<K, D, O>,
+): ReconcileResult {
+  adapter.onRemoved?.(ctx, r);
   ctx.store.resources.remove(r.uid);
   ctx.wakeWaiting(); // e.g. the server that waited for this database to go
   return REMOVED;

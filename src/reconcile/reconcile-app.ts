@@ -1,27 +1,49 @@
 /**
  * @module Apps: deployed on a Ready server through its provider's runtime, with the URLs of
- * their databases injected (DATABASE_URL for the first, <NAME>_URL for each). A new release is
- * deployed when the configuration changes (spec, or an injected credential), or when the vendor's
- * release no longer is the one cairn deployed.
+ * their databases injected (DATABASE_URL for the first, <NAME>_URL for each, built from the
+ * vendor's endpoint and the password cairn keeps). A new release is rolled out when the
+ * configuration changes (spec, or an injected credential after a rotation), when a deployment
+ * is requested through the API, or when the vendor's release no longer is the one cairn
+ * deployed; each rollout is recorded as a deployment (see ./app-deployments.ts). Start and
+ * stop actions end once the app has settled in spec.state.
  */
-import { createHash } from 'node:crypto';
-import type { AppDesired, AppObserved } from '../drivers/contract.js';
-import { canonicalJson } from '../model/canonical-json.js';
+import type { AppDesired, AppObserved, AppRuntime } from '../drivers/contract.js';
+import { connectionString } from '../model/connection-string.js';
 import type { StoredResource } from '../model/resource.js';
+import { beginRollout, failRollout, recordRollout, rolloutDrift, trackRollout } from './app-deployments.js';
 import type { ReconcileContext, ReconcileResult } from './context.js';
-import { requireReady } from './dependencies.js';
-import { doing } from './errors.js';
+import { findDependency, REASON_WAITING_FOR_DEPENDENCY, requireReady } from './dependencies.js';
+import { storedPassword } from './database-password.js';
+import { doing, WaitError } from './errors.js';
 import { reconcileManaged, type ManagedAdapter, type Progress } from './managed.js';
 import { placementOf } from './placement.js';
+import { failAction, settleStateAction } from './state-actions.js';
 import type { StatusDraft } from './status-draft.js';
+
+const PASSWORD_RETRY_MS = 2_000;
 
 /** `shop-db` → `SHOP_DB_URL`. */
 export function databaseUrlVariable(databaseName: string): string {
   return `${databaseName.toUpperCase().replace(/[^A-Z0-9]/g, '_')}_URL`;
 }
 
-function configDigest(desired: AppDesired): string {
-  return createHash('sha256').update(canonicalJson(desired)).digest('hex');
+/** The URL of a Ready database, with the password cairn keeps for it. */
+async function databaseUrl(ctx: ReconcileContext, app: StoredResource<'App'>, name: string): Promise<string> {
+  const db = requireReady(ctx, app, 'Database', name);
+  const placed = await placementOf(ctx, db, db.spec.server, 'converge');
+  const endpoint = await doing(`read the endpoint of Database/${name}`, () => placed.runtime.databases.endpoint(db.status.externalId ?? ''));
+  const password = storedPassword(ctx, db);
+  if (password === undefined) {
+    throw new WaitError(REASON_WAITING_FOR_DEPENDENCY, `waiting for Database/${name} to get a password from cairn`, PASSWORD_RETRY_MS);
+  }
+  return connectionString(db.spec.type, endpoint, password);
+}
+
+/** The runtime the app is deployed on now (or, while it is deleted, the one it was applied to). */
+async function appRuntime(ctx: ReconcileContext, r: StoredResource<'App'>): Promise<AppRuntime> {
+  const server = findDependency(ctx, r, 'Server', r.spec.server);
+  const provider = findDependency(ctx, server, 'Provider', server.spec.provider);
+  return (await ctx.drivers.runtimeFor(provider)).apps;
 }
 
 const appAdapter: ManagedAdapter<'App', AppDesired, AppObserved> = {
@@ -38,11 +60,9 @@ const appAdapter: ManagedAdapter<'App', AppDesired, AppObserved> = {
     const placed = await placementOf(ctx, r, r.spec.server, 'converge');
     const env: Record<string, string> = { ...(r.spec.env ?? {}) };
     for (const [index, name] of (r.spec.databases ?? []).entries()) {
-      const db = requireReady(ctx, r, 'Database', name);
-      const dbPlaced = await placementOf(ctx, db, db.spec.server, 'converge');
-      const connection = await doing(`read credentials of Database/${name}`, () => dbPlaced.runtime.databases.connection(db.status.externalId ?? ''));
-      if (index === 0) env.DATABASE_URL = connection.uri;
-      env[databaseUrlVariable(name)] = connection.uri;
+      const url = await databaseUrl(ctx, r, name);
+      if (index === 0) env.DATABASE_URL = url;
+      env[databaseUrlVariable(name)] = url;
     }
     const git = r.spec.source.git;
     return {
@@ -58,19 +78,30 @@ const appAdapter: ManagedAdapter<'App', AppDesired, AppObserved> = {
     };
   },
 
-  drift(_r, desired, observed, draft: StatusDraft) {
-    const details = draft.status.details ?? {};
-    const changes: string[] = [];
-    if (details.configDigest !== configDigest(desired)) changes.push(`configuration changed: deploying release ${observed.release + 1}`);
-    else if (details.releaseDigest !== observed.releaseDigest) changes.push(`release ${observed.release} at the vendor is not the one cairn deployed: deploying again`);
-    else if ((desired.state === 'stopped') !== (observed.status === 'stopped') && observed.status !== 'deploying' && observed.status !== 'stopping') {
-      changes.push(`state: ${observed.status} → ${desired.state}`);
+  drift(ctx, r, desired, observed) {
+    const rollout = rolloutDrift(ctx, r, desired, observed);
+    if (rollout.length > 0) return rollout;
+    if ((desired.state === 'stopped') !== (observed.status === 'stopped') && observed.status !== 'deploying' && observed.status !== 'stopping') {
+      return [`state: ${observed.status} → ${desired.state}`];
     }
-    return changes;
+    return [];
   },
 
-  recordApplied(draft, desired, observed) {
-    draft.status.details = { ...draft.status.details, configDigest: configDigest(desired), releaseDigest: observed.releaseDigest };
+  beforeApply(ctx, r, desired, draft) {
+    beginRollout(ctx, r, draft);
+    return desired;
+  },
+
+  applyFailed(ctx, r, draft, error) {
+    failRollout(ctx, r, draft, error);
+  },
+
+  recordApplied(ctx, _r, draft, desired, observed) {
+    recordRollout(ctx, draft, desired, observed);
+  },
+
+  async track(ctx, r, observed) {
+    await trackRollout(ctx, r, observed, () => appRuntime(ctx, r));
   },
 
   progress(_r, observed): Progress {
@@ -90,7 +121,23 @@ const appAdapter: ManagedAdapter<'App', AppDesired, AppObserved> = {
   },
 
   details(observed) {
-    return { release: observed.release };
+    return { release: observed.release, commit: observed.commit };
+  },
+
+  afterSync(ctx, r, observed) {
+    // start/stop came with a change of spec.state, which the app has now settled in.
+    for (const action of ctx.store.actions.open(r.uid)) {
+      if (action.type === 'start' || action.type === 'stop') settleStateAction(ctx, r, action, r.spec.state ?? 'running', observed);
+      else failAction(ctx, r, action, `${action.type} is not an action apps take`);
+    }
+    return Promise.resolve(null);
+  },
+
+  onRemoved(ctx, r) {
+    ctx.store.transaction(() => {
+      ctx.store.deployments.failUnfinished(r.uid, `App/${r.name} was deleted`);
+      ctx.store.actions.failOpen(r.uid, `App/${r.name} was deleted`);
+    });
   },
 };
 

@@ -1,14 +1,38 @@
 /**
- * @module Databases: placed on a Ready server through its provider's runtime; storage and
- * version changed in place, engine or server changes replace it; `deletionPolicy: Orphan`
- * leaves it at the vendor when the resource is deleted.
+ * @module Databases: placed on a Ready server through its provider's runtime, created with a
+ * password cairn generated and stored first; storage and version changed in place, engine or
+ * server changes replace it (with a new password). Once available, what was asked of it is
+ * carried out one step per pass: restores, credential rotations, backups (manual, then
+ * scheduled, then retention). Deleting takes a final backup first; `deletionPolicy: Orphan`
+ * leaves it at the vendor.
  */
 import type { DatabaseDesired, DatabaseObserved } from '../drivers/contract.js';
 import type { StoredResource } from '../model/resource.js';
 import type { ReconcileContext, ReconcileResult } from './context.js';
-import { reconcileManaged, type ManagedAdapter, type Progress } from './managed.js';
+import { missingPasswordStep, restoreStep, rotationStep } from './database-actions.js';
+import { pendingBackupStep, retentionStep, runningBackupStep, scheduledBackupStep, untilNextScheduledBackup, type DatabaseAtVendor } from './database-backups.js';
+import { forgetPasswords, passwordForCreate, storedPassword } from './database-password.js';
+import { finalBackupStep } from './final-backup.js';
+import { reconcileManaged, type ManagedAdapter, type Progress, type StepResult } from './managed.js';
 import { placementOf } from './placement.js';
 import type { StatusDraft } from './status-draft.js';
+
+/** The runtime holding the observed database: on its spec's server, or (deleting) the one it was applied to. */
+async function atVendor(ctx: ReconcileContext, r: StoredResource<'Database'>, observed: DatabaseObserved, purpose: 'converge' | 'delete'): Promise<DatabaseAtVendor> {
+  const applied = r.status.appliedSpec?.server;
+  const server = purpose === 'delete' && typeof applied === 'string' ? applied : r.spec.server;
+  const placed = await placementOf(ctx, r, server, purpose);
+  return { runtime: placed.runtime.databases, externalId: observed.id };
+}
+
+/** The first step that has something to do, in order; null when none has. */
+async function firstStep(steps: ReadonlyArray<() => Promise<StepResult | null>>): Promise<StepResult | null> {
+  for (const step of steps) {
+    const result = await step();
+    if (result !== null) return result;
+  }
+  return null;
+}
 
 const databaseAdapter: ManagedAdapter<'Database', DatabaseDesired, DatabaseObserved> = {
   kind: 'Database',
@@ -22,10 +46,17 @@ const databaseAdapter: ManagedAdapter<'Database', DatabaseDesired, DatabaseObser
 
   async desired(ctx, r) {
     const placed = await placementOf(ctx, r, r.spec.server, 'converge');
-    return { name: r.name, type: r.spec.type, version: r.spec.version, storageGb: r.spec.storageGb ?? null, placement: placed.placement };
+    // The password only matters at create (see beforeApply); later it changes only through setPassword.
+    const password = storedPassword(ctx, r) ?? '';
+    return { name: r.name, type: r.spec.type, version: r.spec.version, storageGb: r.spec.storageGb ?? null, placement: placed.placement, password };
   },
 
-  drift(_r, desired, observed) {
+  beforeApply(ctx, r, desired, _draft, operation) {
+    // Stored before the create reaches the vendor; a retry after a crash sends the same one.
+    return operation === 'create' ? { ...desired, password: passwordForCreate(ctx, r) } : desired;
+  },
+
+  drift(_ctx, _r, desired, observed) {
     const changes: string[] = [];
     if (observed.storageGb !== desired.storageGb) changes.push(`storageGb: ${observed.storageGb ?? 'none'} → ${desired.storageGb ?? 'none'}`);
     if (observed.version !== desired.version) changes.push(`version: ${observed.version} → ${desired.version}`);
@@ -35,7 +66,8 @@ const databaseAdapter: ManagedAdapter<'Database', DatabaseDesired, DatabaseObser
   progress(_r, observed): Progress {
     switch (observed.status) {
       case 'available':
-        return { phase: 'available', settled: true };
+      case 'backing_up': // usable while a backup runs; the backup steps follow it
+        return { phase: observed.status, settled: true };
       case 'error':
         return { phase: 'error', settled: true, failed: `the vendor reports database ${observed.id} in error` };
       default:
@@ -51,8 +83,43 @@ const databaseAdapter: ManagedAdapter<'Database', DatabaseDesired, DatabaseObser
     return { engineVersion: observed.engineVersion };
   },
 
+  async afterSync(ctx, r, observed, draft) {
+    const db = await atVendor(ctx, r, observed, 'converge');
+    return firstStep([
+      () => missingPasswordStep(ctx, r, db),
+      () => runningBackupStep(ctx, r, db, draft),
+      () => restoreStep(ctx, r, db, draft),
+      () => rotationStep(ctx, r, db),
+      () => pendingBackupStep(ctx, r, db, draft),
+      () => scheduledBackupStep(ctx, r, db, draft),
+      () => retentionStep(ctx, r, db),
+    ]);
+  },
+
+  nextCheckMs(ctx, r) {
+    return untilNextScheduledBackup(ctx, r);
+  },
+
+  onGone(ctx, r) {
+    // The next incarnation is created with a new password.
+    forgetPasswords(ctx, r);
+  },
+
   orphanOnDelete(r) {
     return r.spec.deletionPolicy === 'Orphan';
+  },
+
+  async beforeDelete(ctx, r, observed, draft) {
+    return finalBackupStep(ctx, r, await atVendor(ctx, r, observed, 'delete'), draft);
+  },
+
+  onRemoved(ctx, r) {
+    ctx.store.transaction(() => {
+      ctx.store.actions.failOpen(r.uid, `Database/${r.name} was deleted`);
+      ctx.store.backups.failPending(r.uid, `Database/${r.name} was deleted before this backup started`);
+      ctx.store.backups.forgetSchedule(r.uid);
+      forgetPasswords(ctx, r);
+    });
   },
 };
 

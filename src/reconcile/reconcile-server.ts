@@ -1,13 +1,15 @@
 /**
  * @module Servers: created at their Provider's cloud driver, resized in place, replaced when
- * provider/region/image change, powered on or off to match `spec.state`.
+ * provider/region/image change, powered on or off to match `spec.state`; then their actions
+ * (reboot, start, stop) are carried out.
  */
-import type { ServerDesired, ServerObserved } from '../drivers/contract.js';
+import type { CloudDriver, ServerDesired, ServerObserved } from '../drivers/contract.js';
 import type { StoredResource } from '../model/resource.js';
 import type { ReconcileContext, ReconcileResult } from './context.js';
 import { findDependency, requireReady } from './dependencies.js';
 import { doing } from './errors.js';
-import { reconcileManaged, type ManagedAdapter, type Progress } from './managed.js';
+import { reconcileManaged, type ManagedAdapter, type Progress, type StepResult } from './managed.js';
+import { serverActionStep } from './server-actions.js';
 import type { StatusDraft } from './status-draft.js';
 
 export const DEFAULT_SERVER_IMAGE = 'debian-12';
@@ -28,7 +30,7 @@ const serverAdapter: ManagedAdapter<'Server', ServerDesired, ServerObserved> = {
     return Promise.resolve({ name: r.name, region: r.spec.region, size: r.spec.size, image: r.spec.image ?? DEFAULT_SERVER_IMAGE });
   },
 
-  drift(_r, desired, observed) {
+  drift(_ctx, _r, desired, observed) {
     return observed.size === desired.size ? [] : [`size: ${observed.size} → ${desired.size}`];
   },
 
@@ -52,17 +54,24 @@ const serverAdapter: ManagedAdapter<'Server', ServerDesired, ServerObserved> = {
     return { power: observed.status === 'running' ? 'on' : observed.status === 'stopped' ? 'off' : observed.status };
   },
 
-  async afterSync(ctx: ReconcileContext, r: StoredResource<'Server'>, observed: ServerObserved, draft: StatusDraft) {
+  async afterSync(ctx: ReconcileContext, r: StoredResource<'Server'>, observed: ServerObserved, draft: StatusDraft): Promise<StepResult | null> {
+    const driver = (): Promise<CloudDriver> => ctx.drivers.cloudFor(findDependency(ctx, r, 'Provider', r.spec.provider));
     const wanted = r.spec.state ?? 'running';
-    if (observed.status === wanted) return null;
-    const provider = findDependency(ctx, r, 'Provider', r.spec.provider);
-    const driver = await ctx.drivers.cloudFor(provider);
-    const action = wanted === 'stopped' ? 'power_off' : 'power_on';
-    const after = await doing(action.replace('_', ' '), () => driver.power(observed.id, action));
-    draft.setPhase(after.status === wanted ? wanted : wanted === 'stopped' ? 'stopping' : 'starting');
-    const message = `${action === 'power_off' ? 'stopping' : 'starting'} server ${observed.id} (spec.state: ${wanted})`;
-    ctx.record(r, 'Normal', REASON_POWER, message);
-    return after.status === wanted ? null : message;
+    let current = observed;
+    if (observed.status !== wanted) {
+      const action = wanted === 'stopped' ? 'power_off' : 'power_on';
+      const cloud = await driver();
+      current = await doing(action.replace('_', ' '), () => cloud.power(observed.id, action));
+      draft.setPhase(current.status === wanted ? wanted : wanted === 'stopped' ? 'stopping' : 'starting');
+      const message = `${action === 'power_off' ? 'stopping' : 'starting'} server ${observed.id} (spec.state: ${wanted})`;
+      ctx.record(r, 'Normal', REASON_POWER, message);
+      if (current.status !== wanted) return { message };
+    }
+    return serverActionStep(ctx, r, current, draft, driver);
+  },
+
+  onRemoved(ctx, r) {
+    ctx.store.actions.failOpen(r.uid, `Server/${r.name} was deleted`);
   },
 };
 

@@ -27,6 +27,15 @@ describe('WorkQueue', () => {
     expect(await q.get()).toBe('a');
   });
 
+  it('shows the items waiting for a worker, not those being processed', async () => {
+    const q = queue();
+    q.add('a');
+    q.add('b');
+    q.add('c');
+    await q.get();
+    expect(q.snapshot()).toEqual(['b', 'c']);
+  });
+
   it('delays adds, keeping the earliest due time', async () => {
     const q = queue();
     q.addAfter('a', 1000);

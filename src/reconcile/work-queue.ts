@@ -75,6 +75,11 @@ export class WorkQueue<K> {
     return this.queue.length;
   }
 
+  /** The items queued now, in order (a copy; for metrics such as the queue depth per kind). */
+  snapshot(): K[] {
+    return [...this.queue];
+  }
+
   get delayedCount(): number {
     return this.waiting.size;
   }

@@ -8,8 +8,11 @@ import { bearerAuth } from './bearer-auth.js';
 import type { FaultInjector } from './fault-injection.js';
 import { errorMiddleware } from './reply.js';
 import type { RequestStats } from './request-stats.js';
+import { appLogRoutes } from './routes/app-log-routes.js';
 import { appRoutes } from './routes/app-routes.js';
+import { backupRoutes } from './routes/backup-routes.js';
 import { catalogRoutes } from './routes/catalog-routes.js';
+import { databaseAccessRoutes } from './routes/database-access-routes.js';
 import { databaseRoutes } from './routes/database-routes.js';
 import type { RouteContext } from './routes/route-context.js';
 import { serverRoutes } from './routes/server-routes.js';
@@ -34,7 +37,10 @@ export function createSandboxApp(deps: SandboxAppDeps): Express {
   app.use(catalogRoutes());
   app.use(serverRoutes(deps));
   app.use(databaseRoutes(deps));
+  app.use(databaseAccessRoutes(deps));
+  app.use(backupRoutes(deps));
   app.use(appRoutes(deps));
+  app.use(appLogRoutes(deps));
   app.use((req, _res, next) => {
     next(new SandboxApiError(404, 'not_found', `no route ${req.method} ${req.path} in the sandbox cloud's API`));
   });

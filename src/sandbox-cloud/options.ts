@@ -33,7 +33,7 @@ export interface SandboxCloudOptions {
   rateLimitPerSecond?: number;
   /** When set, only this bearer token is accepted; otherwise any non-empty one. */
   token?: string;
-  /** How long a new server stays `provisioning` (and any other transition lasts). Default 1000. */
+  /** How long a new server stays `provisioning` (and any other transition — a deploy, a backup, a restore — lasts). Default 1000. */
   provisionMs?: number;
   /** Default 30000. */
   hangMs?: number;

@@ -10,6 +10,7 @@ export interface AppReleaseConfig {
   build: string | null;
   command: string | null;
   port: number | null;
+  /** Keys and the SHA-256 digest of each value (env-digest.ts); the sandbox never keeps a value. */
   env: Record<string, string>;
   health_check_path: string | null;
 }

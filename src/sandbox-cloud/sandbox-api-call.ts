@@ -5,7 +5,9 @@
  */
 import type { ApiErrorBody } from './api-error.js';
 import type { RegionEntry, SizeEntry } from './catalog.js';
+import type { LogLineBody } from './routes/app-log-routes.js';
 import type { AppBody } from './routes/app-representation.js';
+import type { BackupBody, RestoreBody } from './routes/backup-representation.js';
 import type { DatabaseBody } from './routes/database-representation.js';
 import type { ServerBody } from './routes/server-representation.js';
 import type { MetricsBody } from './simulated-metrics.js';
@@ -15,8 +17,14 @@ export interface AnySandboxBody extends ApiErrorBody, MetricsBody {
   servers: ServerBody[];
   database: DatabaseBody;
   databases: DatabaseBody[];
+  backup: BackupBody;
+  backups: BackupBody[];
+  restore: RestoreBody;
+  restores: RestoreBody[];
+  login: { database_id: string; username: string; ok: boolean };
   app: AppBody;
   apps: AppBody[];
+  logs: LogLineBody[];
   regions: RegionEntry[];
   sizes: SizeEntry[];
   account: Record<string, unknown>;

@@ -1,6 +1,7 @@
 /**
- * @module Tests of the sandbox cloud's HTTP API as a client sees it: auth, shapes and status
- * codes, idempotent creates, transitions over time, hosting rules and persistence.
+ * @module Tests of the sandbox cloud's HTTP API as a client sees it: auth, catalog, and servers
+ * (shapes and status codes, idempotent creates, transitions over time, persistence). Databases,
+ * backups and apps have their own test files.
  */
 import { describe, expect, it } from 'vitest';
 import { startSandboxCloud } from './index.js';
@@ -130,62 +131,5 @@ describe('sandbox cloud API: servers', () => {
     const second = await start({ dataDir });
     expect((await api(second, 'GET', '/v1/servers')).body.servers).toEqual([created]);
     expect((await api(second, 'POST', '/v1/servers', newServer('persist'))).status).toBe(200);
-  });
-});
-
-describe('sandbox cloud API: databases and apps', () => {
-  it('hosts a database with a random password and refuses to delete its server', async () => {
-    const cloud = await start();
-    const server = (await api(cloud, 'POST', '/v1/servers', newServer('host'))).body.server;
-    const body = { name: 'shop-db', server_id: server.id, type: 'postgresql', version: '16', storage_gb: 20, client_token: 'db-1' };
-    expect((await api(cloud, 'POST', '/v1/databases', { ...body, server_id: 'nope', client_token: 'x' })).body).toMatchObject({ field: 'server_id' });
-    const created = await api(cloud, 'POST', '/v1/databases', body);
-    expect(created.status).toBe(201);
-    const db = created.body.database;
-    expect(db).toMatchObject({ status: 'available', host: server.ipv4, port: 5432, storage_gb: 20, engine_version: expect.stringMatching(/^16\./) });
-    expect(db.connection.password.length).toBeGreaterThanOrEqual(16);
-    expect(db.connection.uri).toBe(`postgresql://${db.connection.user}:${db.connection.password}@${server.ipv4}:5432/shop-db`);
-    expect((await api(cloud, 'POST', '/v1/databases', body)).body.database.id).toBe(db.id);
-    expect((await api(cloud, 'GET', '/v1/databases?client_token=db-1')).body.databases).toHaveLength(1);
-    expect((await api(cloud, 'PATCH', `/v1/databases/${db.id}`, { storage_gb: 40 })).body.database.storage_gb).toBe(40);
-    expect((await api(cloud, 'PATCH', `/v1/databases/${db.id}`, { storage_gb: 10 })).body).toMatchObject({ field: 'storage_gb' });
-    const conflict = await api(cloud, 'DELETE', `/v1/servers/${server.id}`);
-    expect(conflict).toMatchObject({ status: 409, body: { id: 'conflict' } });
-    expect((await api(cloud, 'DELETE', `/v1/databases/${db.id}`)).status).toBe(204);
-    expect((await api(cloud, 'DELETE', `/v1/servers/${server.id}`)).status).toBe(204);
-  });
-
-  it('gives mongodb its port and uri, and creates it over time', async () => {
-    const cloud = await start({ provisionMs: 100 });
-    const server = (await api(cloud, 'POST', '/v1/servers', newServer('host'))).body.server;
-    const body = { name: 'events', server_id: server.id, type: 'mongodb', version: '7.0', storage_gb: null, client_token: 'm-1' };
-    const db = (await api(cloud, 'POST', '/v1/databases', body)).body.database;
-    expect(db).toMatchObject({ status: 'creating', port: 27017 });
-    expect(db.connection.uri).toMatch(new RegExp(`^mongodb://[^:]+:[^@]+@${server.ipv4.replace(/\./g, '\\.')}:27017/events$`));
-    await sleep(150);
-    expect((await api(cloud, 'GET', `/v1/databases/${db.id}`)).body.database.status).toBe('available');
-    expect((await api(cloud, 'POST', '/v1/databases', { ...body, client_token: 'm-2', storage_gb: 5 })).status).toBe(422);
-  });
-
-  it('deploys an app and counts releases only when the configuration changes', async () => {
-    const cloud = await start({ provisionMs: 100 });
-    const server = (await api(cloud, 'POST', '/v1/servers', newServer('host'))).body.server;
-    const config = { source: { image: 'nginx:1.27' }, build: null, command: 'nginx', port: 8080, env: { A: '1' }, health_check_path: '/healthz', state: 'running' };
-    const app = (await api(cloud, 'POST', '/v1/apps', { name: 'shop', server_id: server.id, client_token: 'app-1', ...config })).body.app;
-    expect(app).toMatchObject({ status: 'deploying', release: 1, url: `http://${server.ipv4}:8080` });
-    expect(app.release_digest).toMatch(/^sha256:[0-9a-f]{64}$/);
-    await sleep(150);
-    expect((await api(cloud, 'GET', `/v1/apps/${app.id}`)).body.app.status).toBe('running');
-    expect((await api(cloud, 'PATCH', `/v1/apps/${app.id}`, config)).body.app).toMatchObject({ release: 1, release_digest: app.release_digest, status: 'running' });
-    const redeployed = (await api(cloud, 'PATCH', `/v1/apps/${app.id}`, { ...config, env: { A: '2' } })).body.app;
-    expect(redeployed).toMatchObject({ release: 2, status: 'deploying' });
-    expect(redeployed.release_digest).not.toBe(app.release_digest);
-    await sleep(150);
-    const stopped = (await api(cloud, 'PATCH', `/v1/apps/${app.id}`, { state: 'stopped' })).body.app;
-    expect(stopped).toMatchObject({ release: 2, status: 'stopping', env: { A: '2' } });
-    expect((await api(cloud, 'POST', '/v1/apps', { name: 'x', server_id: server.id, source: {} })).body).toMatchObject({ field: 'source' });
-    expect((await api(cloud, 'DELETE', `/v1/servers/${server.id}`)).status).toBe(409);
-    expect((await api(cloud, 'DELETE', `/v1/apps/${app.id}`)).status).toBe(204);
-    expect((await api(cloud, 'DELETE', `/v1/apps/${app.id}`)).status).toBe(404);
   });
 });

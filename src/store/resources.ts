@@ -8,11 +8,12 @@
 import { randomUUID } from 'node:crypto';
 import type Database from 'better-sqlite3';
 import { jsonEqual } from '../model/canonical-json.js';
-import { ConflictError, NotFoundError } from '../model/errors.js';
+import { ConflictError, NotFoundError, PreconditionFailedError } from '../model/errors.js';
 import { KINDS, REFERENCE_FIELDS, type Kind } from '../model/kinds.js';
 import { referencesOf } from '../model/references.js';
 import { displayName, type AnyManifest, type AnyStoredResource, type ResourceStatus, type StoredResourceOf } from '../model/resource.js';
 import { initialStatus, RESOURCE_COLUMNS, RESOURCE_FROM, rowToResource, statusToRow, type ResourceRow } from './resource-rows.js';
+import { decodeCursor, toPage, type Page, type PageRequest } from './paging.js';
 import { nowIso, StatementCache } from './sqlite.js';
 
 export interface ResourceFilter {
@@ -27,6 +28,18 @@ export interface ResourceRef {
   kind: Kind;
   namespace: string;
   name: string;
+}
+
+/** A resource's change-feed entry: what the reconciler compares to decide whether to look again. */
+export interface ResourceSignal {
+  uid: string;
+  resourceVersion: number;
+  generation: number;
+  deleting: boolean;
+  /** The annotations as stored (JSON), e.g. skip-final-backup or self-heal changed. */
+  annotations: string;
+  /** Bumped by `touch` when something was asked of the resource (a backup, a deploy, an action). */
+  wakes: number;
 }
 
 export type ApplyAction = 'created' | 'updated' | 'unchanged' | 'restored';
@@ -79,6 +92,74 @@ export class Resources {
       .get(`SELECT ${RESOURCE_COLUMNS} FROM ${RESOURCE_FROM} WHERE ${where.join(' AND ')} ORDER BY r.kind, r.namespace, r.name`)
       .all(filter) as ResourceRow[];
     return rows.map(rowToResource);
+  }
+
+  /** A page of a tenant's resources of one kind, oldest first (keyset on creation time and uid). */
+  page(filter: { tenant: string; kind: Kind }, request: PageRequest): Page<AnyStoredResource> {
+    const after = request.cursor === undefined ? undefined : decodeCursor(request.cursor, 2);
+    const rows = this.sql
+      .get(
+        `SELECT ${RESOURCE_COLUMNS} FROM ${RESOURCE_FROM} WHERE r.tenant = @tenant AND r.kind = @kind
+         AND (@afterCreated IS NULL OR (r.created_at, r.uid) > (@afterCreated, @afterUid))
+         ORDER BY r.created_at, r.uid LIMIT @fetch`,
+      )
+      .all({ ...filter, afterCreated: after?.[0] ?? null, afterUid: after?.[1] ?? null, fetch: request.limit + 1 }) as ResourceRow[];
+    return toPage(rows.map(rowToResource), request.limit, (r) => [r.createdAt, r.uid]);
+  }
+
+  /**
+   * Creates one resource owned by `source`; a resource of that kind and name that already
+   * exists (even one being deleted) is a conflict.
+   */
+  create(tenant: string, source: string, manifest: AnyManifest): AnyStoredResource {
+    return this.db
+      .transaction((): AnyStoredResource => {
+        const existing = this.find(tenant, refOf(manifest));
+        if (existing) {
+          const state = existing.deletionTimestamp === null ? 'already exists' : 'still exists while it is being deleted';
+          throw new ConflictError(`${displayName(existing)} ${state}; names are unique per tenant and kind`, [
+            { pointer: '/name', message: `${existing.name} is taken` },
+          ]);
+        }
+        const { results } = this.apply(tenant, source, [manifest]);
+        return this.getOrThrow(results[0]?.uid ?? '');
+      })
+      .immediate();
+  }
+
+  /**
+   * Read-modify-write of one resource: `change` gets the current resource and returns its new
+   * manifest. `expectedVersion` (from If-Match) must be the current resourceVersion (412 if not);
+   * another source's resource is a conflict naming the owner.
+   */
+  modify(uid: string, source: string, change: (current: AnyStoredResource) => AnyManifest, expectedVersion?: number): AnyStoredResource {
+    return this.db
+      .transaction((): AnyStoredResource => {
+        const current = this.getOrThrow(uid);
+        checkVersion(current, expectedVersion);
+        if (current.deletionTimestamp !== null) throw new ConflictError(`${displayName(current)} is being deleted; it can no longer be changed`);
+        this.apply(current.tenant, source, [change(current)]);
+        return this.getOrThrow(uid);
+      })
+      .immediate();
+  }
+
+  /** Requests deletion of one resource by uid, with If-Match's version when given. */
+  requestDeletionOf(uid: string, source: string, expectedVersion?: number): AnyStoredResource {
+    return this.db
+      .transaction((): AnyStoredResource => {
+        const current = this.getOrThrow(uid);
+        checkVersion(current, expectedVersion);
+        this.requestDeletion(current.tenant, source, [current]);
+        return this.getOrThrow(uid);
+      })
+      .immediate();
+  }
+
+  private getOrThrow(uid: string): AnyStoredResource {
+    const found = this.get(uid);
+    if (!found) throw new NotFoundError(`no resource has id ${uid}`);
+    return found;
   }
 
   /** Every resource of every tenant whose resourceVersion is above `revision`. */
@@ -228,6 +309,67 @@ export class Resources {
       .run(statusToRow(uid, status, now));
   }
 
+  /**
+   * Wakes the resource's reconciler without changing the resource (a backup, restore or deploy
+   * was asked for): bumps its wake counter, which the change feed follows, and its
+   * resourceVersion. Returns false when it does not exist (in the scope's tenant and of its
+   * kind, when given). Runs inside the caller's transaction when there is one, so a record and
+   * its wake land together.
+   */
+  touch(uid: string, scope: { tenant?: string; kind?: Kind } = {}): boolean {
+    const revision = this.nextRevision();
+    const tenant = scope.tenant ?? null;
+    const kind = scope.kind ?? null;
+    return (
+      this.sql
+        .get(`UPDATE resources SET resource_version = ?, wakes = wakes + 1 WHERE uid = ? AND (? IS NULL OR tenant = ?) AND (? IS NULL OR kind = ?)`)
+        .run(revision, uid, tenant, tenant, kind, kind).changes === 1
+    );
+  }
+
+  /**
+   * Sets (or, with null, removes) one annotation without changing the spec, e.g.
+   * `cairn.dev/skip-final-backup` for `DELETE ?skip_final_backup=true`; the reconciler notices.
+   * Returns false when the resource does not exist.
+   */
+  annotate(uid: string, key: string, value: string | null): boolean {
+    return this.db
+      .transaction((): boolean => {
+        const current = this.get(uid);
+        if (!current) return false;
+        const annotations = { ...current.annotations };
+        if (value === null) delete annotations[key];
+        else annotations[key] = value;
+        if (jsonEqual(annotations, current.annotations)) return true;
+        this.sql
+          .get(`UPDATE resources SET annotations = ?, resource_version = ?, updated_at = ? WHERE uid = ?`)
+          .run(JSON.stringify(annotations), this.nextRevision(), nowIso(), uid);
+        return true;
+      })
+      .immediate();
+  }
+
+  /**
+   * What the reconciler's change feed needs of every resource written after `revision`: what
+   * makes it worth a reconcile (generation, deletion, annotations, wakes), without the rest.
+   */
+  signalsSince(revision: number): ResourceSignal[] {
+    const rows = this.sql
+      .get(
+        `SELECT uid, resource_version, generation, deletion_timestamp, annotations, wakes FROM resources
+         WHERE resource_version > ? ORDER BY resource_version`,
+      )
+      .all(revision) as Array<{ uid: string; resource_version: number; generation: number; deletion_timestamp: string | null; annotations: string; wakes: number }>;
+    return rows.map((row) => ({
+      uid: row.uid,
+      resourceVersion: row.resource_version,
+      generation: row.generation,
+      deleting: row.deletion_timestamp !== null,
+      annotations: row.annotations,
+      wakes: row.wakes,
+    }));
+  }
+
   /** Removes a resource for good, once the vendor's side is gone (or orphaned). */
   remove(uid: string): void {
     this.db
@@ -245,6 +387,14 @@ function referringFields(target: Kind): Array<{ kind: Kind; field: string; array
   return KINDS.flatMap((kind) =>
     REFERENCE_FIELDS[kind].filter((f) => f.target === target).map((f) => ({ kind, field: f.field, array: f.many })),
   );
+}
+
+function checkVersion(current: AnyStoredResource, expectedVersion: number | undefined): void {
+  if (expectedVersion !== undefined && expectedVersion !== current.resourceVersion) {
+    throw new PreconditionFailedError(
+      `${displayName(current)} has changed since version ${expectedVersion} (it is at ${current.resourceVersion}); read it again and retry`,
+    );
+  }
 }
 
 function refOf(m: AnyManifest): ResourceRef {

@@ -5,7 +5,7 @@
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
-import { migrate } from './migrations.js';
+import { migrate } from './migrate.js';
 
 export const STATE_FILE = 'cairn.db';
 

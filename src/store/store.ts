@@ -4,27 +4,92 @@
  * store can stand in for it later).
  */
 import type Database from 'better-sqlite3';
+import { loadKeyring, type LoadedKeyring } from '../secrets/keyring.js';
+import { Actions } from './actions.js';
+import { Backups, type WakeResource } from './backups.js';
+import { Deployments } from './deployments.js';
+import { ApiTokens } from './api-tokens.js';
+import { AuditLog } from './audit-log.js';
 import { EventLog } from './events.js';
+import { IdempotencyKeys } from './idempotency-keys.js';
 import { Leases } from './lease.js';
+import { rotateMasterKey, type MasterKeyRotation, type RotationOptions } from './master-key-rotation.js';
 import { PendingOperations } from './operations.js';
 import { Resources } from './resources.js';
+import { EncryptedSecrets } from './secrets.js';
+import { AuthSessions } from './sessions.js';
+import { SigningKeys } from './signing-keys.js';
 import { openSqlite } from './sqlite.js';
+import { Tenants } from './tenants.js';
+import { Users } from './users.js';
+
+export interface StoreOptions {
+  /** Where CAIRN_MASTER_KEY is read from (default process.env), on first use of a secret. */
+  env?: NodeJS.ProcessEnv;
+}
 
 export class Store {
   readonly resources: Resources;
   readonly events: EventLog;
   readonly operations: PendingOperations;
   readonly leases: Leases;
+  readonly idempotencyKeys: IdempotencyKeys;
+  /** Backups of databases (manual, scheduled, final). */
+  readonly backups: Backups;
+  /** Deployments of apps, one per rollout. */
+  readonly deployments: Deployments;
+  /** One-off actions on resources (reboot, start, stop, restore, credential rotation). */
+  readonly actions: Actions;
+  /** Secrets at rest, encrypted under the data dir's master key (loaded on first use). */
+  readonly secrets: EncryptedSecrets;
+  readonly tenants: Tenants;
+  /** Users and their memberships of tenants. */
+  readonly users: Users;
+  /** Sign-in sessions and their refresh tokens. */
+  readonly sessions: AuthSessions;
+  readonly apiTokens: ApiTokens;
+  readonly signingKeys: SigningKeys;
+  readonly auditLog: AuditLog;
 
-  private constructor(private readonly db: Database.Database, readonly dataDir: string) {
+  private constructor(
+    private readonly db: Database.Database,
+    readonly dataDir: string,
+    private readonly env: NodeJS.ProcessEnv,
+  ) {
     this.resources = new Resources(db);
     this.events = new EventLog(db);
     this.operations = new PendingOperations(db);
     this.leases = new Leases(db);
+    this.idempotencyKeys = new IdempotencyKeys(db);
+    const wake: WakeResource = (uid, tenant, kind) => this.resources.touch(uid, { tenant, kind });
+    this.backups = new Backups(db, wake);
+    this.deployments = new Deployments(db, wake);
+    this.actions = new Actions(db, wake);
+    this.secrets = new EncryptedSecrets(db, () => this.loadKeyring());
+    this.tenants = new Tenants(db);
+    this.users = new Users(db);
+    this.sessions = new AuthSessions(db);
+    this.apiTokens = new ApiTokens(db);
+    this.signingKeys = new SigningKeys(db, this.secrets);
+    this.auditLog = new AuditLog(db);
   }
 
-  static open(dataDir: string): Store {
-    return new Store(openSqlite(dataDir), dataDir);
+  static open(dataDir: string, options: StoreOptions = {}): Store {
+    return new Store(openSqlite(dataDir), dataDir, options.env ?? process.env);
+  }
+
+  /** Re-encrypts every secret under a new master key (`cairn keys rotate`). */
+  rotateMasterKey(options: RotationOptions = {}): MasterKeyRotation {
+    return rotateMasterKey(this.db, this.secrets, () => this.loadKeyring(), options);
+  }
+
+  private loadKeyring(): LoadedKeyring {
+    return loadKeyring(this.dataDir, this.env, { mayGenerate: () => this.secrets.count() === 0 });
+  }
+
+  /** Runs `work` in one write transaction: everything it writes lands together or not at all. */
+  transaction<T>(work: () => T): T {
+    return this.db.transaction(work).immediate();
   }
 
   /** True when the state file answers a write (for readiness checks). */

@@ -18,7 +18,7 @@ import type { ConvergenceTarget } from '../convergence.js';
 import { addDataDirOption, resolveDataDir } from '../data-dir.js';
 import { parseDuration } from '../duration.js';
 import { readManifests } from '../manifest-input.js';
-import { planForManifests } from '../plan-for-manifests.js';
+import { planForManifests } from '../../store/plan-for-manifests.js';
 import { sortByKind } from '../sort-by-kind.js';
 import { settleOrHandOff } from '../reconcile-session.js';
 

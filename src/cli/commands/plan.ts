@@ -14,7 +14,7 @@ import { Store } from '../../store/store.js';
 import { CliError } from '../cli-error.js';
 import { addDataDirOption, resolveDataDir } from '../data-dir.js';
 import { readManifests } from '../manifest-input.js';
-import { planForManifests } from '../plan-for-manifests.js';
+import { planForManifests } from '../../store/plan-for-manifests.js';
 
 interface PlanOptions {
   file: string[];

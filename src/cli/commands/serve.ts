@@ -1,6 +1,7 @@
 /**
  * @module `cairn serve`: the long-running control plane on embedded defaults — reconciles the
- * data dir (waiting for the lease if another process holds it) and serves health endpoints.
+ * data dir (waiting for the lease if another process holds it) and serves the REST API,
+ * health and metrics.
  */
 import type { Server } from 'node:http';
 import type { Command } from 'commander';
@@ -11,6 +12,7 @@ import { controllerOptionsFromEnv } from '../controller-options.js';
 import { addDataDirOption, resolveDataDir } from '../data-dir.js';
 import { readManifests } from '../manifest-input.js';
 import { applyAtStart } from '../apply-at-start.js';
+import { buildApi } from '../serve-api.js';
 
 interface ServeOptions {
   apply?: string[];
@@ -39,6 +41,7 @@ export function registerServeCommand(program: Command): void {
     const makeController = (): Controller =>
       new Controller(store, {
         ...controllerOptions,
+        onReconciled: (resource, outcome, durationMs) => app.reconcileMetrics.onReconciled(resource, outcome, durationMs),
         onLeaseLost: () => {
           reconciling = false;
           console.error('lost the reconcile lease to another process; waiting to take it back');
@@ -52,12 +55,12 @@ export function registerServeCommand(program: Command): void {
     let retry: NodeJS.Timeout | undefined;
     let lastWait = '';
 
-    const { default: express } = await import('express');
-    const { healthRouter } = await import('../../api/health.js');
-    const app = express();
-    app.use(healthRouter({ storeWritable: () => store.isWritable(), reconciling: () => reconciling }));
+    const app = await buildApi(store, dataDir, controllerOptions, {
+      readiness: { storeWritable: () => store.isWritable(), reconciling: () => reconciling },
+      controller: () => controller,
+    });
     const server: Server = await new Promise((resolve, reject) => {
-      const s = app.listen(port, options.host, () => resolve(s));
+      const s = app.express.listen(port, options.host, () => resolve(s));
       s.once('error', (error: NodeJS.ErrnoException) =>
         reject(new CliError(error.code === 'EADDRINUSE' ? `port ${port} on ${options.host} is already in use; choose another with --port` : error.message)),
       );
@@ -92,6 +95,7 @@ export function registerServeCommand(program: Command): void {
           .stop()
           .then(() => new Promise<void>((done) => server.close(() => done())))
           .finally(() => {
+            void app.drivers.close();
             store.close();
             resolve();
           });

@@ -3,7 +3,7 @@
  * cloud — a separate `cairn sandbox-cloud` when the Provider names `spec.endpoint`, otherwise
  * one started inside this process for the data dir.
  */
-import type { CloudDriver, DriverConfig, RuntimeDriver, Vendor } from '../contract.js';
+import type { CloudDriver, CredentialField, DriverConfig, RuntimeDriver, Vendor } from '../contract.js';
 import { VendorRejectedError } from '../errors.js';
 import { SandboxCloudDriver } from './cloud-driver.js';
 import { SandboxHttpClient } from './http-client.js';
@@ -12,6 +12,15 @@ import { SandboxRuntimeDriver } from './runtime-driver.js';
 
 /** The bearer token sent when the Provider has no credentials (the sandbox accepts any non-empty one). */
 export const DEFAULT_SANDBOX_TOKEN = 'sandbox';
+
+/** The sandbox's credential bundle: `{ token }`, optional. */
+export const SANDBOX_CREDENTIAL_FIELDS: readonly CredentialField[] = [
+  {
+    name: 'token',
+    description: 'Bearer token of a sandbox cloud started with `cairn sandbox-cloud --token T`. Optional: without --token, and in-process, the sandbox accepts any non-empty token.',
+    required: false,
+  },
+];
 
 interface Connection {
   client: SandboxHttpClient;
@@ -50,7 +59,8 @@ function inProcessOptions(env: NodeJS.ProcessEnv): { provisionMs?: number; laten
 }
 
 async function connect(config: DriverConfig): Promise<Connection> {
-  const token = config.credentials !== undefined && config.credentials !== '' ? config.credentials : DEFAULT_SANDBOX_TOKEN;
+  const given = config.credentials?.['token'];
+  const token = given !== undefined && given !== '' ? given : DEFAULT_SANDBOX_TOKEN;
   const endpoint = config.spec.endpoint;
   if (endpoint !== undefined && endpoint !== '') {
     const baseUrl = checkEndpoint(config.providerName, endpoint);
@@ -67,6 +77,7 @@ export const sandboxVendor: Vendor = {
   description:
     "cairn's sandbox: a simulated cloud for tests, demos and benchmarks. Nothing it creates is real; " +
     'servers get documentation-range addresses. Runs inside cairn unless spec.endpoint names a `cairn sandbox-cloud`.',
+  credentialFields: SANDBOX_CREDENTIAL_FIELDS,
   async createCloudDriver(config: DriverConfig): Promise<CloudDriver> {
     const connection = await connect(config);
     return new SandboxCloudDriver(connection.client, connection.describe, connection.release);

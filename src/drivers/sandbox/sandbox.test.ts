@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { startSandboxCloud, type SandboxCloud, type SandboxCloudOptions } from '../../sandbox-cloud/index.js';
 import { callSandboxApi } from '../../sandbox-cloud/sandbox-api-call.js';
-import type { CloudDriver, DriverConfig, RuntimeDriver } from '../contract.js';
+import type { CloudDriver, DriverConfig, RuntimeDriver, ServerObserved } from '../contract.js';
 import { runCloudDriverContract, runRuntimeDriverContract } from '../driver.contract.js';
 import { VendorAuthError, VendorRejectedError, VendorUnavailableError } from '../errors.js';
 import { runningInProcessClouds } from './in-process-cloud.js';
@@ -42,6 +42,7 @@ async function serversWithToken(cloud: SandboxCloud, token: string): Promise<unk
 }
 
 const webServer = { name: 'web-1', region: 'eu-1', size: 'small', image: 'debian-12' };
+const shopDb = { name: 'shop-db', type: 'postgresql', version: '16', storageGb: 10, password: 'shop-db-password-1' } as const;
 
 runCloudDriverContract('sandbox with endpoint', async () => {
   const cloud = await separateCloud();
@@ -49,13 +50,31 @@ runCloudDriverContract('sandbox with endpoint', async () => {
   return { driver, cleanup: () => cloud.close() };
 });
 
-runRuntimeDriverContract('sandbox with endpoint', async () => {
-  const cloud = await separateCloud();
+/** Asks the sandbox's login route whether `password` lets the database's user in. */
+async function passwordWorks(cloud: SandboxCloud, databaseId: string, username: string, password: string): Promise<boolean> {
+  const answer = await callSandboxApi(cloud.url, 'POST', `/v1/databases/${databaseId}/login`, { username, password });
+  if (answer.status !== 200 && answer.status !== 401) throw new Error(`sandbox login answered ${answer.status}: ${answer.body.message}`);
+  return answer.status === 200;
+}
+
+async function hostServer(cloud: SandboxCloud): Promise<ServerObserved> {
   const servers = await sandboxVendor.createCloudDriver(config({ endpoint: cloud.url }));
-  const host = await servers.servers.create('runtime-contract-host', webServer);
+  const host = await servers.servers.create('runtime-host', webServer);
   await servers.close();
+  return host;
+}
+
+// Transitions take 50 ms, so that a restore done twice would show in the database's status.
+runRuntimeDriverContract('sandbox with endpoint', async () => {
+  const cloud = await separateCloud({ provisionMs: 50 });
+  const host = await hostServer(cloud);
   const driver = await sandboxVendor.createRuntimeDriver(config({ endpoint: cloud.url }));
-  return { driver, placement: { serverExternalId: host.id, serverAddress: host.ipv4 }, cleanup: () => cloud.close() };
+  return {
+    driver,
+    placement: { serverExternalId: host.id, serverAddress: host.ipv4 },
+    cleanup: () => cloud.close(),
+    passwordWorks: (id, endpoint, password) => passwordWorks(cloud, id, endpoint.username, password),
+  };
 });
 
 runCloudDriverContract('sandbox in-process', async () => {
@@ -83,6 +102,7 @@ describe('sandbox vendor: in-process cloud', () => {
 
   it('says it is a simulation and refuses an endpoint that is not a URL', async () => {
     expect(sandboxVendor.description).toMatch(/simulated/);
+    expect(sandboxVendor.credentialFields).toEqual([{ name: 'token', description: expect.stringContaining('--token'), required: false }]);
     const refused = sandboxVendor.createCloudDriver(config({ endpoint: 'not a url' }));
     await expect(refused).rejects.toBeInstanceOf(VendorRejectedError);
     await expect(refused).rejects.toMatchObject({ field: 'endpoint' });
@@ -168,7 +188,7 @@ describe('sandbox vendor: errors and idempotency', () => {
     const runtime = await sandboxVendor.createRuntimeDriver(config({ endpoint: cloud.url }));
     drivers.push(runtime);
     const host = await driver.servers.create('host', webServer);
-    const db = await runtime.databases.create('db', { name: 'shop-db', type: 'postgresql', version: '16', storageGb: 10, placement: { serverExternalId: host.id, serverAddress: host.ipv4 } });
+    const db = await runtime.databases.create('db', { ...shopDb, placement: { serverExternalId: host.id, serverAddress: host.ipv4 } });
     await expect(driver.servers.delete(host.id)).rejects.toMatchObject({ name: 'VendorRejectedError', status: 409 });
     await runtime.databases.delete(db.id);
     await driver.servers.delete(host.id);
@@ -177,12 +197,86 @@ describe('sandbox vendor: errors and idempotency', () => {
 
   it('sends the Provider credentials as the bearer token and reports refused ones', async () => {
     cloud = await separateCloud({ token: 'the-token' });
-    const wrong = await cloudDriver({ credentials: 'wrong' });
+    const wrong = await cloudDriver({ credentials: { token: 'wrong' } });
     const test = await wrong.testCredentials();
     expect(test.ok).toBe(false);
     expect(test.message).toMatch(/^sandbox: test credentials: 401 /);
     await expect(wrong.regions()).rejects.toBeInstanceOf(VendorAuthError);
     expect((await (await cloudDriver()).testCredentials()).ok).toBe(false);
-    expect(await (await cloudDriver({ credentials: 'the-token' })).testCredentials()).toMatchObject({ ok: true });
+    expect((await (await cloudDriver({ credentials: { token: '' } })).testCredentials()).ok).toBe(false);
+    expect(await (await cloudDriver({ credentials: { token: 'the-token' } })).testCredentials()).toMatchObject({ ok: true });
+  });
+});
+
+describe('sandbox vendor: passwords, backups, restores and logs', () => {
+  let cloud: SandboxCloud;
+  let runtime: RuntimeDriver;
+  let placement: { serverExternalId: string; serverAddress: string | null };
+
+  async function setUp(options: Partial<SandboxCloudOptions> = {}): Promise<void> {
+    cloud = await separateCloud(options);
+    const host = await hostServer(cloud);
+    placement = { serverExternalId: host.id, serverAddress: host.ipv4 };
+    runtime = await sandboxVendor.createRuntimeDriver(config({ endpoint: cloud.url }));
+  }
+
+  afterEach(async () => {
+    await runtime?.close();
+    await cloud?.close();
+  });
+
+  it('creates a database with cairn\'s password, which the sandbox then lets in', async () => {
+    await setUp();
+    const db = await runtime.databases.create('db', { ...shopDb, placement });
+    const endpoint = await runtime.databases.endpoint(db.id);
+    expect(endpoint).toEqual({ host: placement.serverAddress, port: 5432, username: 'shop_db', database: 'shop-db' });
+    expect(await passwordWorks(cloud, db.id, endpoint.username, shopDb.password)).toBe(true);
+    const refused = runtime.databases.setPassword(db.id, 'too-short');
+    await expect(refused).rejects.toMatchObject({ name: 'VendorRejectedError', status: 422, field: 'password' });
+    await expect(runtime.databases.setPassword('nope', 'long-enough-password')).rejects.toMatchObject({ status: 404 });
+  });
+
+  it('makes one backup and one restore per key when their responses were lost', async () => {
+    await setUp();
+    const db = await runtime.databases.create('db', { ...shopDb, placement });
+    cloud.setFaults({ errorRate: 1, faultKinds: ['lost_response'] });
+    await expect(runtime.databases.createBackup(db.id, 'backup-key')).rejects.toMatchObject({ name: 'VendorUnavailableError', status: 502 });
+    cloud.setFaults({ errorRate: 0 });
+    const found = await runtime.databases.observeBackup({ key: 'backup-key' });
+    expect((await runtime.databases.createBackup(db.id, 'backup-key')).id).toBe(found?.id);
+    expect((await callSandboxApi(cloud.url, 'GET', '/v1/backups')).body.backups).toHaveLength(1);
+
+    cloud.setFaults({ errorRate: 1 });
+    await expect(runtime.databases.restore(db.id, found?.id ?? '', 'restore-key')).rejects.toBeInstanceOf(VendorUnavailableError);
+    cloud.setFaults({ errorRate: 0 });
+    expect((await runtime.databases.restore(db.id, found?.id ?? '', 'restore-key')).status).toBe('available');
+    const restores = (await callSandboxApi(cloud.url, 'GET', `/v1/databases/${db.id}/restores`)).body.restores;
+    expect(restores.map((r) => r.client_token)).toEqual(['restore-key']);
+  });
+
+  it('reports a restore the sandbox refuses as VendorRejectedError saying why', async () => {
+    await setUp({ provisionMs: 1000 });
+    const db = await runtime.databases.create('db', { ...shopDb, placement });
+    const backup = await runtime.databases.createBackup(db.id, 'early');
+    expect(backup.status).toBe('pending');
+    const early: unknown = await runtime.databases.restore(db.id, backup.id, 'r').catch((e: unknown) => e);
+    expect(early).toBeInstanceOf(VendorRejectedError);
+    expect(early).toMatchObject({ status: 409, message: expect.stringMatching(/^sandbox: restore backup .+ into database .+: 409 backup .+ is (pending|running); only a completed backup can be restored$/) });
+    const mongo = await runtime.databases.create('mongo', { ...shopDb, name: 'events', type: 'mongodb', version: '7', storageGb: null, placement });
+    await expect(runtime.databases.restore(mongo.id, backup.id, 'r2')).rejects.toMatchObject({ status: 422, field: 'backup_id' });
+  });
+
+  it('reads app logs through the driver and refuses a tail beyond 1000', async () => {
+    await setUp();
+    const app = await runtime.apps.create('app', {
+      name: 'shop', placement, source: { image: 'nginx:1.27' }, build: null, command: 'nginx', port: 8080,
+      env: { DATABASE_URL: 'postgresql://shop_db:secret-value-12@host/shop' }, healthCheckPath: null, state: 'running',
+    });
+    expect(app.commit).toBeNull();
+    const logs = await runtime.apps.logs(app.id, { tail: 2 });
+    expect(logs.map((l) => [l.stream, l.line])).toEqual([['system', 'release 1: starting "nginx" on port 8080'], ['system', 'release 1: started']]);
+    await expect(runtime.apps.logs(app.id, { tail: 1001 })).rejects.toMatchObject({ name: 'VendorRejectedError', status: 422, field: 'tail' });
+    const shown = (await callSandboxApi(cloud.url, 'GET', `/v1/apps/${app.id}`)).body.app;
+    expect(JSON.stringify(shown)).not.toContain('secret-value-12');
   });
 });

@@ -3,14 +3,16 @@
  * shapes, and the contract's desired shapes turned into request bodies.
  */
 import type {
-  AppDesired, AppObserved, DatabaseConnection, DatabaseDesired, DatabaseObserved, Region, ServerMetrics,
-  ServerObserved, Size, VendorAppStatus, VendorDatabaseStatus, VendorServerStatus,
+  AppDesired, AppLogLine, AppObserved, BackupObserved, DatabaseDesired, DatabaseEndpoint, DatabaseObserved, Region,
+  ServerMetrics, ServerObserved, Size, VendorAppStatus, VendorBackupStatus, VendorDatabaseStatus, VendorServerStatus,
 } from '../contract.js';
 import { WireReader } from './wire-reader.js';
 
 const SERVER_STATUSES: readonly VendorServerStatus[] = ['provisioning', 'running', 'stopping', 'stopped', 'starting', 'rebooting', 'deleting', 'error'];
 const DATABASE_STATUSES: readonly VendorDatabaseStatus[] = ['creating', 'available', 'backing_up', 'restoring', 'deleting', 'error'];
 const APP_STATUSES: readonly VendorAppStatus[] = ['deploying', 'running', 'stopping', 'stopped', 'failed', 'deleting'];
+const BACKUP_STATUSES: readonly VendorBackupStatus[] = ['pending', 'running', 'completed', 'failed'];
+const LOG_STREAMS: readonly AppLogLine['stream'][] = ['stdout', 'stderr', 'system'];
 const DATABASE_TYPES = ['postgresql', 'mongodb'] as const;
 
 export function readServer(r: WireReader): ServerObserved {
@@ -73,15 +75,32 @@ export function readDatabase(r: WireReader): DatabaseObserved {
   };
 }
 
-export function readConnection(r: WireReader): DatabaseConnection {
+/** Where to reach a database, from the `connection` of its record (which never holds a password). */
+export function readEndpoint(r: WireReader): DatabaseEndpoint {
   return {
     host: r.string('host'),
     port: r.number('port'),
     username: r.string('user'),
-    password: r.string('password'),
     database: r.string('database'),
-    uri: r.string('uri'),
   };
+}
+
+export function readBackup(r: WireReader): BackupObserved {
+  return {
+    id: r.string('id'),
+    clientToken: r.string('client_token'),
+    databaseId: r.string('database_id'),
+    status: r.oneOf('status', BACKUP_STATUSES),
+    sizeBytes: r.numberOrNull('size_bytes'),
+    checksum: r.stringOrNull('checksum'),
+    createdAt: r.string('created_at'),
+    completedAt: r.stringOrNull('completed_at'),
+    message: r.stringOrNull('message'),
+  };
+}
+
+export function readLogLine(r: WireReader): AppLogLine {
+  return { ts: r.string('ts'), stream: r.oneOf('stream', LOG_STREAMS), line: r.string('line') };
 }
 
 export function readApp(r: WireReader): AppObserved {
@@ -94,6 +113,8 @@ export function readApp(r: WireReader): AppObserved {
     url: r.stringOrNull('url'),
     releaseDigest: r.stringOrNull('release_digest'),
     release: r.number('release'),
+    // The sandbox builds nothing from git, so it knows no commit.
+    commit: null,
   };
 }
 
@@ -104,6 +125,7 @@ export function databaseCreateBody(key: string, desired: DatabaseDesired): Recor
     type: desired.type,
     version: desired.version,
     storage_gb: desired.storageGb,
+    password: desired.password,
     client_token: key,
   };
 }

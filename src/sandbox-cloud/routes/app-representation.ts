@@ -1,10 +1,12 @@
 /**
- * @module A sandbox app as the API shows it, and how a request body becomes the app's
- * deploy-relevant configuration (validated field by field, 422 naming the field).
+ * @module A sandbox app as the API shows it (env values as their digests), and how a request
+ * body becomes the app's deploy-relevant configuration (validated field by field, 422 naming
+ * the field; env values digested before anything keeps them).
  */
 import { simulatedIpv4 } from '../addresses.js';
 import { unprocessable } from '../api-error.js';
 import { isJsonObject, optionalInteger, optionalString, optionalStringMap, type JsonObject } from '../body-fields.js';
+import { digestEnv } from '../env-digest.js';
 import type { AppReleaseConfig } from '../release-digest.js';
 import type { AppRow } from '../store/apps-table.js';
 import { statusAt } from '../transitions.js';
@@ -47,16 +49,24 @@ function readHealthCheckPath(body: JsonObject): string | null | undefined {
   return path;
 }
 
+const CONFIG_FIELDS = ['source', 'build', 'command', 'port', 'env', 'health_check_path'] as const;
+
+/** True when `body` names any deploy-relevant field: such a PATCH is a new release. */
+export function carriesConfiguration(body: JsonObject): boolean {
+  return CONFIG_FIELDS.some((field) => body[field] !== undefined);
+}
+
 /** The configuration in `body`, each absent field taken from `base` (for PATCH) or its default (for POST). */
 export function readReleaseConfig(body: JsonObject, base: AppReleaseConfig | undefined): AppReleaseConfig {
   const source = body['source'] === undefined && base ? base.source : readSource(body['source']);
   const pick = <T>(value: T | undefined, fallback: T): T => (value === undefined ? fallback : value);
+  const env = optionalStringMap(body, 'env');
   return {
     source,
     build: pick(optionalString(body, 'build'), base?.build ?? null),
     command: pick(optionalString(body, 'command'), base?.command ?? null),
     port: pick(optionalInteger(body, 'port', 1, 65_535), base?.port ?? null),
-    env: optionalStringMap(body, 'env') ?? base?.env ?? {},
+    env: env === undefined ? base?.env ?? {} : digestEnv(env),
     health_check_path: pick(readHealthCheckPath(body), base?.health_check_path ?? null),
   };
 }

@@ -1,19 +1,26 @@
 /**
  * @module The sandbox's `/v1/apps` API: apps hosted on a sandbox server, created idempotently
- * per client token; a PATCH that changes the deploy-relevant configuration is a new release.
+ * per client token. A PATCH that carries configuration — changed or not — and
+ * `POST /v1/apps/{id}/deploy` roll out a new release; a PATCH of `state` alone starts or stops
+ * the current one. Each move is recorded in the app's log (app-rollout.ts).
  */
 import { randomUUID } from 'node:crypto';
-import { Router } from 'express';
+import { Router, type Request } from 'express';
 import { notFound, unprocessable } from '../api-error.js';
-import { clientTokenFilter, jsonBody, optionalChoice, optionalString, pathId, requiredString } from '../body-fields.js';
+import { clientTokenFilter, jsonBody, optionalChoice, optionalString, pathId, requiredString, type JsonObject } from '../body-fields.js';
 import { releaseDigest } from '../release-digest.js';
 import { route } from '../reply.js';
 import type { AppRow } from '../store/apps-table.js';
-import { startTransition } from '../transitions.js';
-import { appBody, parseStoredConfig, readReleaseConfig } from './app-representation.js';
+import { appBody, carriesConfiguration, parseStoredConfig, readReleaseConfig } from './app-representation.js';
+import { interruptedLine, redeployRollout, releaseRollout, stateRollout, type Rollout } from './app-rollout.js';
 import type { RouteContext } from './route-context.js';
 
 const STATES = ['running', 'stopped'] as const;
+
+/** A body that may be absent (`POST` with no content) reads as `{}`. */
+function optionalBody(req: Request): JsonObject {
+  return req.body === undefined ? {} : jsonBody(req);
+}
 
 export function appRoutes(ctx: RouteContext): Router {
   const router = Router();
@@ -23,6 +30,18 @@ export function appRoutes(ctx: RouteContext): Router {
     const row = store.apps.get(id);
     if (!row) throw notFound('app', id);
     return row;
+  }
+
+  /** Applies a move to an existing app: takes back what an interrupted transition would still have logged, then records this one. */
+  function apply(current: AppRow, rollout: Rollout, fields: { config_json: string; release: number; release_digest: string }, nowMs: number, by: string): AppRow {
+    const lines = rollout.lines;
+    if (rollout.replacesTransition) {
+      const cut = interruptedLine(current, nowMs, by);
+      store.appLogs.withdrawAfter(current.id, nowMs);
+      if (cut) lines.unshift(cut);
+    }
+    store.appLogs.append(current.id, lines);
+    return store.apps.update(current.id, { ...fields, ...rollout.change, updated_at_ms: nowMs }) ?? current;
   }
 
   router.get('/v1/apps', route((req) => {
@@ -44,11 +63,13 @@ export function appRoutes(ctx: RouteContext): Router {
       const found = store.apps.findByToken(clientToken);
       if (found) return { row: found, created: false };
       if (!store.servers.get(serverId)) throw unprocessable('server_id', `server_id "${serverId}" is not a server of this account`);
-      return store.apps.insertOrFind({
-        id: randomUUID(), client_token: clientToken, name, server_id: serverId, config_json: JSON.stringify(config), state,
-        release: 1, release_digest: releaseDigest(config), ...startTransition('deploying', now, ctx.provisionMs),
-        created_at_ms: now, updated_at_ms: now,
+      const rollout = releaseRollout(1, config, state, now, ctx.provisionMs);
+      const inserted = store.apps.insertOrFind({
+        id: randomUUID(), client_token: clientToken, name, server_id: serverId, config_json: JSON.stringify(config),
+        release: 1, release_digest: releaseDigest(config), ...rollout.change, created_at_ms: now, updated_at_ms: now,
       });
+      if (inserted.created) store.appLogs.append(inserted.row.id, rollout.lines);
+      return inserted;
     });
     return { status: created ? 201 : 200, body: { app: appBody(row, now) } };
   }));
@@ -59,23 +80,38 @@ export function appRoutes(ctx: RouteContext): Router {
     const id = pathId(req);
     const body = jsonBody(req);
     const state = optionalChoice(body, 'state', STATES);
+    const now = ctx.now();
     const row = store.transaction(() => {
       const current = existing(id);
-      const config = readReleaseConfig(body, parseStoredConfig(current));
-      const digest = releaseDigest(config);
-      const newRelease = digest !== current.release_digest;
-      const nextState = state ?? current.state;
-      if (!newRelease && nextState === current.state) return current;
-      const now = ctx.now();
-      const transition = nextState === 'stopped'
-        ? (current.state === 'running' ? startTransition('stopping', now, ctx.provisionMs) : { busy_status: null, busy_until_ms: 0 })
-        : startTransition('deploying', now, ctx.provisionMs);
-      return store.apps.update(id, {
-        config_json: JSON.stringify(config), state: nextState, release: current.release + (newRelease ? 1 : 0),
-        release_digest: digest, ...transition, updated_at_ms: now,
-      }) ?? current;
+      const stored = parseStoredConfig(current);
+      if (!carriesConfiguration(body)) {
+        const rollout = stateRollout(current, stored, state ?? current.state, now, ctx.provisionMs);
+        if (!rollout) return current;
+        const fields = { config_json: current.config_json, release: current.release, release_digest: current.release_digest };
+        return apply(current, rollout, fields, now, rollout.change.state === 'stopped' ? 'a stop' : 'a start');
+      }
+      const config = readReleaseConfig(body, stored);
+      const release = current.release + 1;
+      const rollout = redeployRollout(current, config, state ?? current.state, now, ctx.provisionMs);
+      const fields = { config_json: JSON.stringify(config), release, release_digest: releaseDigest(config) };
+      return apply(current, rollout, fields, now, `release ${release}`);
     });
-    return { status: 200, body: { app: appBody(row, ctx.now()) } };
+    return { status: 200, body: { app: appBody(row, now) } };
+  }));
+
+  router.post('/v1/apps/:id/deploy', route((req) => {
+    const id = pathId(req);
+    optionalBody(req);
+    const now = ctx.now();
+    const row = store.transaction(() => {
+      const current = existing(id);
+      const config = parseStoredConfig(current);
+      const release = current.release + 1;
+      const rollout = redeployRollout(current, config, 'running', now, ctx.provisionMs);
+      const fields = { config_json: current.config_json, release, release_digest: releaseDigest(config) };
+      return apply(current, rollout, fields, now, `release ${release}`);
+    });
+    return { status: 200, body: { app: appBody(row, now) } };
   }));
 
   router.delete('/v1/apps/:id', route((req) => {

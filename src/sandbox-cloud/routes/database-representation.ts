@@ -1,9 +1,13 @@
 /**
  * @module A sandbox database as the API shows it, the engine versions the sandbox offers, and
- * the connection details a client gets (host is the hosting server's address).
+ * the connection details a client gets (host is the hosting server's address; never a password:
+ * the sandbox keeps only its hash). Its status is its own transition, else the backup or restore
+ * running on it, else `available`.
  */
 import { simulatedIpv4 } from '../addresses.js';
+import type { DatabaseActivity } from '../store/database-activity.js';
 import type { DatabaseRow } from '../store/databases-table.js';
+import type { SandboxStore } from '../store/sandbox-store.js';
 import { statusAt } from '../transitions.js';
 
 export type DatabaseType = 'postgresql' | 'mongodb';
@@ -43,13 +47,15 @@ export interface DatabaseBody {
   host: string;
   port: number;
   created_at: string;
-  connection: { host: string; port: number; user: string; password: string; database: string; uri: string };
+  password_set_at: string;
+  /** The backup most recently restored into this database (the restore may still be running), or null. */
+  last_restored_backup_id: string | null;
+  connection: { host: string; port: number; user: string; database: string; uri: string };
 }
 
-export function databaseBody(row: DatabaseRow, nowMs: number): DatabaseBody {
+export function databaseBody(row: DatabaseRow, nowMs: number, activity: DatabaseActivity | null): DatabaseBody {
   const host = simulatedIpv4(row.server_id);
   const port = DEFAULT_PORTS[row.type];
-  const auth = `${encodeURIComponent(row.username)}:${encodeURIComponent(row.password)}`;
   const scheme = row.type === 'postgresql' ? 'postgresql' : 'mongodb';
   return {
     id: row.id,
@@ -60,13 +66,20 @@ export function databaseBody(row: DatabaseRow, nowMs: number): DatabaseBody {
     version: row.version,
     engine_version: row.engine_version,
     storage_gb: row.storage_gb,
-    status: statusAt(row, 'available', nowMs),
+    status: statusAt(row, activity ?? 'available', nowMs),
     host,
     port,
     created_at: new Date(row.created_at_ms).toISOString(),
+    password_set_at: new Date(row.password_set_at_ms).toISOString(),
+    last_restored_backup_id: row.last_restored_backup_id,
     connection: {
-      host, port, user: row.username, password: row.password, database: row.name,
-      uri: `${scheme}://${auth}@${host}:${port}/${encodeURIComponent(row.name)}`,
+      host, port, user: row.username, database: row.name,
+      uri: `${scheme}://${encodeURIComponent(row.username)}@${host}:${port}/${encodeURIComponent(row.name)}`,
     },
   };
+}
+
+/** The database as a client sees it at `nowMs`, with whatever backup or restore is running on it. */
+export function showDatabase(store: SandboxStore, row: DatabaseRow, nowMs: number): DatabaseBody {
+  return databaseBody(row, nowMs, store.activities.at(row.id, nowMs));
 }

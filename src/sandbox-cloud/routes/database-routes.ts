@@ -1,14 +1,17 @@
 /**
  * @module The sandbox's `/v1/databases` API: databases hosted on a sandbox server, created
- * idempotently per client token, with a random password and a connection URI; storage only grows.
+ * idempotently per client token with the password the client chose (kept only as a hash);
+ * storage only grows, versions only go up.
  */
-import { randomBytes, randomUUID } from 'node:crypto';
+import { randomUUID } from 'node:crypto';
 import { Router } from 'express';
 import { notFound, unprocessable } from '../api-error.js';
 import { clientTokenFilter, jsonBody, optionalInteger, optionalString, pathId, requiredChoice, requiredString } from '../body-fields.js';
+import { initialDataBytes } from '../backup-content.js';
+import { hashPassword, readPassword } from '../database-passwords.js';
 import { route } from '../reply.js';
 import type { DatabaseRow } from '../store/databases-table.js';
-import { databaseBody, DATABASE_TYPES, engineVersionFor, ENGINE_VERSIONS, userNameFor } from './database-representation.js';
+import { DATABASE_TYPES, engineVersionFor, ENGINE_VERSIONS, showDatabase, userNameFor } from './database-representation.js';
 import type { RouteContext } from './route-context.js';
 
 const MAX_STORAGE_GB = 16_384;
@@ -27,7 +30,7 @@ export function databaseRoutes(ctx: RouteContext): Router {
     const token = clientTokenFilter(req);
     const rows = token === undefined ? store.databases.list() : [store.databases.findByToken(token)].filter((r) => r !== undefined);
     const now = ctx.now();
-    return { status: 200, body: { databases: rows.map((r) => databaseBody(r, now)) } };
+    return { status: 200, body: { databases: rows.map((r) => showDatabase(store, r, now)) } };
   }));
 
   router.post('/v1/databases', route((req) => {
@@ -42,23 +45,26 @@ export function databaseRoutes(ctx: RouteContext): Router {
     }
     const storageGb = optionalInteger(body, 'storage_gb', 1, MAX_STORAGE_GB) ?? null;
     if (type === 'mongodb' && storageGb !== null) throw unprocessable('storage_gb', 'storage_gb applies to postgresql only; send null for mongodb');
+    const passwordHash = hashPassword(readPassword(body));
     const clientToken = optionalString(body, 'client_token', 255) ?? `generated-${randomUUID()}`;
     const now = ctx.now();
     const { row, created } = store.transaction(() => {
       const found = store.databases.findByToken(clientToken);
       if (found) return { row: found, created: false };
       if (!store.servers.get(serverId)) throw unprocessable('server_id', `server_id "${serverId}" is not a server of this account`);
+      const id = randomUUID();
       return store.databases.insertOrFind({
-        id: randomUUID(), client_token: clientToken, name, server_id: serverId, type, version,
+        id, client_token: clientToken, name, server_id: serverId, type, version,
         engine_version: engineVersion, storage_gb: storageGb, username: userNameFor(name),
-        password: randomBytes(18).toString('base64url'),
+        password_hash: passwordHash, password_set_at_ms: now,
+        data_seed: id, data_bytes: initialDataBytes(type, storageGb), last_restored_backup_id: null,
         busy_status: 'creating', busy_until_ms: now + ctx.provisionMs, created_at_ms: now,
       });
     });
-    return { status: created ? 201 : 200, body: { database: databaseBody(row, now) } };
+    return { status: created ? 201 : 200, body: { database: showDatabase(store, row, now) } };
   }));
 
-  router.get('/v1/databases/:id', route((req) => ({ status: 200, body: { database: databaseBody(existing(pathId(req)), ctx.now()) } })));
+  router.get('/v1/databases/:id', route((req) => ({ status: 200, body: { database: showDatabase(store, existing(pathId(req)), ctx.now()) } })));
 
   router.patch('/v1/databases/:id', route((req) => {
     const id = pathId(req);
@@ -84,7 +90,7 @@ export function databaseRoutes(ctx: RouteContext): Router {
       }
       return store.databases.setStorage(id, storageGb) ?? current;
     });
-    return { status: 200, body: { database: databaseBody(row, ctx.now()) } };
+    return { status: 200, body: { database: showDatabase(store, row, ctx.now()) } };
   }));
 
   router.delete('/v1/databases/:id', route((req) => {

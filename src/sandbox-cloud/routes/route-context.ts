@@ -5,7 +5,7 @@ import type { SandboxStore } from '../store/sandbox-store.js';
 
 export interface RouteContext {
   store: SandboxStore;
-  /** How long provisioning, power changes, database creation and deploys take. */
+  /** How long provisioning, power changes, database creation, backups, restores and deploys take. */
   provisionMs: number;
   now(): number;
 }

@@ -1,5 +1,6 @@
 /**
- * @module The sandbox's hosted databases as stored: insert-or-find by client token, read, change, delete.
+ * @module The sandbox's hosted databases as stored: insert-or-find by client token, read, change
+ * (version, storage, password hash, restored data), delete.
  */
 import type Database from 'better-sqlite3';
 
@@ -13,7 +14,13 @@ export interface DatabaseRow {
   engine_version: string;
   storage_gb: number | null;
   username: string;
-  password: string;
+  /** The user's password as a salted hash (database-passwords.ts); the sandbox never holds the password. */
+  password_hash: string;
+  password_set_at_ms: number;
+  /** The simulated data volume the database holds (backup-content.ts). */
+  data_seed: string;
+  data_bytes: number;
+  last_restored_backup_id: string | null;
   busy_status: string | null;
   busy_until_ms: number;
   created_at_ms: number;
@@ -27,9 +34,11 @@ export class DatabasesTable {
     const info = this.db
       .prepare(
         `INSERT INTO databases (id, client_token, name, server_id, type, version, engine_version, storage_gb,
-           username, password, busy_status, busy_until_ms, created_at_ms)
+           username, password_hash, password_set_at_ms, data_seed, data_bytes, last_restored_backup_id,
+           busy_status, busy_until_ms, created_at_ms)
          VALUES (@id, @client_token, @name, @server_id, @type, @version, @engine_version, @storage_gb,
-           @username, @password, @busy_status, @busy_until_ms, @created_at_ms)
+           @username, @password_hash, @password_set_at_ms, @data_seed, @data_bytes, @last_restored_backup_id,
+           @busy_status, @busy_until_ms, @created_at_ms)
          ON CONFLICT(client_token) DO NOTHING`,
       )
       .run(row);
@@ -57,6 +66,19 @@ export class DatabasesTable {
 
   setStorage(id: string, storageGb: number): DatabaseRow | undefined {
     this.db.prepare('UPDATE databases SET storage_gb = ? WHERE id = ?').run(storageGb, id);
+    return this.get(id);
+  }
+
+  setPasswordHash(id: string, passwordHash: string, atMs: number): DatabaseRow | undefined {
+    this.db.prepare('UPDATE databases SET password_hash = ?, password_set_at_ms = ? WHERE id = ?').run(passwordHash, atMs, id);
+    return this.get(id);
+  }
+
+  /** Replaces the database's data volume with a backup's. */
+  restoreData(id: string, backup: { id: string; data_seed: string; data_bytes: number }): DatabaseRow | undefined {
+    this.db
+      .prepare('UPDATE databases SET data_seed = ?, data_bytes = ?, last_restored_backup_id = ? WHERE id = ?')
+      .run(backup.data_seed, backup.data_bytes, backup.id, id);
     return this.get(id);
   }
 

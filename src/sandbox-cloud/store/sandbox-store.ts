@@ -1,23 +1,36 @@
 /**
- * @module The sandbox cloud's state: one SQLite file holding its servers and what they host.
+ * @module The sandbox cloud's state: one SQLite file holding its servers, what they host, the
+ * backups and restores of its databases, and the log lines of its apps.
  */
 import type Database from 'better-sqlite3';
+import { AppLogsTable } from './app-logs-table.js';
 import { AppsTable } from './apps-table.js';
+import { BackupsTable } from './backups-table.js';
+import { DatabaseActivities } from './database-activity.js';
 import { openSandboxDatabase } from './database-file.js';
 import { DatabasesTable } from './databases-table.js';
+import { RestoresTable } from './restores-table.js';
 import { ServersTable } from './servers-table.js';
 
 export class SandboxStore {
   readonly servers: ServersTable;
   readonly databases: DatabasesTable;
+  readonly backups: BackupsTable;
+  readonly restores: RestoresTable;
+  readonly activities: DatabaseActivities;
   readonly apps: AppsTable;
+  readonly appLogs: AppLogsTable;
   private readonly db: Database.Database;
 
   constructor(dataDir: string) {
     this.db = openSandboxDatabase(dataDir);
     this.servers = new ServersTable(this.db);
     this.databases = new DatabasesTable(this.db);
+    this.backups = new BackupsTable(this.db);
+    this.restores = new RestoresTable(this.db);
+    this.activities = new DatabaseActivities(this.db);
     this.apps = new AppsTable(this.db);
+    this.appLogs = new AppLogsTable(this.db);
   }
 
   /** Runs `work` in one write transaction. */

@@ -1,12 +1,7 @@
 /**
- * @module Numbered schema migrations. Each runs once, in order, inside a transaction; the
- * number reached is kept in SQLite's `user_version`. Never edit a released migration: add one.
+ * @module Migration 1: desired state, recorded state, events, pending operations, leases.
  */
-import type Database from 'better-sqlite3';
-
-export const MIGRATIONS: readonly string[] = [
-  // 1: desired state, recorded state, events, pending operations, leases.
-  `
+export const RESOURCES_MIGRATION = `
   CREATE TABLE meta (key TEXT PRIMARY KEY, value INTEGER NOT NULL);
   INSERT INTO meta (key, value) VALUES ('revision', 0);
 
@@ -80,30 +75,4 @@ export const MIGRATIONS: readonly string[] = [
     acquired_at TEXT NOT NULL,
     expires_at INTEGER NOT NULL
   );
-  `,
-];
-
-/**
- * Brings the database to the newest schema; returns the version reached. Each step reads the
- * version inside its own write transaction, so processes opening a new data dir at the same
- * moment never run a migration twice.
- */
-export function migrate(db: Database.Database): number {
-  for (;;) {
-    const done = db
-      .transaction((): boolean => {
-        const current = db.pragma('user_version', { simple: true }) as number;
-        if (current > MIGRATIONS.length) {
-          throw new Error(
-            `the state database is at schema version ${current}, newer than this cairn knows (${MIGRATIONS.length}); upgrade cairn`,
-          );
-        }
-        if (current === MIGRATIONS.length) return true;
-        db.exec(MIGRATIONS[current] ?? '');
-        db.pragma(`user_version = ${current + 1}`);
-        return false;
-      })
-      .immediate();
-    if (done) return MIGRATIONS.length;
-  }
-}
+  `;

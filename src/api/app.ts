@@ -1,0 +1,100 @@
+/**
+ * @module The HTTP face of cairn: health, metrics, JWKS and the OpenAPI document at the root;
+ * the REST API v1 under `/api/v1` and its alias `/v1`. Every error is problem+json; every
+ * request has an id (in the response header and the log line).
+ */
+import express, { Router, type Express, type RequestHandler } from 'express';
+import type { Logger } from 'pino';
+import type { Registry } from 'prom-client';
+import { UnsupportedMediaTypeError } from '../model/errors.js';
+import { authenticate } from './authentication.js';
+import type { ApiDeps } from './deps.js';
+import { healthRouter, type ReadinessProbe } from './health.js';
+import { httpMetrics } from './http-metrics.js';
+import { idempotentPosts } from './idempotency.js';
+import { metricsRouter } from './metrics.js';
+import { openApiDocument } from './openapi-document.js';
+import { notFoundHandler, problemHandler } from './problem.js';
+import { ProviderCatalogs } from './provider-catalog.js';
+import { requestLog } from './request-log.js';
+import { appRoutes } from './routes/app-routes.js';
+import { sessionRoutes, signInRoutes } from './routes/auth-routes.js';
+import { databaseRoutes } from './routes/database-routes.js';
+import { deployRoutes } from './routes/deploy-routes.js';
+import { eventRoutes } from './routes/event-routes.js';
+import { manifestRoutes, YAML_TYPES } from './routes/manifest-routes.js';
+import { providerRoutes } from './routes/provider-routes.js';
+import { serverRoutes } from './routes/server-routes.js';
+
+export const BODY_LIMIT = '1mb';
+export const API_PREFIXES = ['/api/v1', '/v1'] as const;
+
+export interface ApiAppOptions extends ApiDeps {
+  logger: Logger;
+  metrics: Registry;
+  readiness: ReadinessProbe;
+}
+
+/** A body that is not JSON (or YAML, where taken) is 415 rather than a confusing 422. */
+const requireKnownBodyType: RequestHandler = (req, _res, next) => {
+  const hasBody = req.headers['transfer-encoding'] !== undefined || Number(req.headers['content-length'] ?? 0) > 0;
+  if (!hasBody || req.is(['application/json', 'application/*+json', ...YAML_TYPES])) {
+    next();
+    return;
+  }
+  next(new UnsupportedMediaTypeError(`send the body as application/json${req.path.endsWith('/manifests') ? ' or application/yaml' : ''}, not ${req.get('Content-Type') ?? 'without a Content-Type'}`));
+};
+
+/** YAML is only for `POST /manifests`. */
+const yamlOnlyForManifests: RequestHandler = (req, _res, next) => {
+  if (typeof req.body === 'string' && !req.path.endsWith('/manifests')) {
+    next(new UnsupportedMediaTypeError('only POST /manifests takes application/yaml; send application/json'));
+    return;
+  }
+  next();
+};
+
+function v1Router(options: ApiAppOptions): Router {
+  const catalogs = new ProviderCatalogs(options.drivers);
+  const router = Router();
+  router.get('/openapi.json', (_req, res) => {
+    res.json(openApiDocument());
+  });
+  router.use(signInRoutes(options.auth));
+  router.use(authenticate(options.auth));
+  router.use(idempotentPosts(options.store.idempotencyKeys));
+  router.use(sessionRoutes(options.auth));
+  router.use(providerRoutes(options, catalogs));
+  router.use(serverRoutes(options, catalogs));
+  router.use(databaseRoutes(options));
+  router.use(appRoutes(options));
+  router.use(deployRoutes(options, catalogs));
+  router.use(manifestRoutes(options));
+  router.use(eventRoutes(options));
+  router.use(notFoundHandler);
+  return router;
+}
+
+export function createApiApp(options: ApiAppOptions): Express {
+  const app = express();
+  app.disable('x-powered-by');
+  app.set('trust proxy', false);
+  app.use(requestLog(options.logger));
+  app.use(httpMetrics(options.metrics));
+  app.use(healthRouter(options.readiness));
+  app.use(metricsRouter(options.metrics));
+  app.get('/.well-known/jwks.json', (_req, res) => {
+    res.json(options.auth.jwks());
+  });
+  app.use(requireKnownBodyType);
+  app.use(express.json({ limit: BODY_LIMIT, type: ['application/json', 'application/*+json'], strict: false }));
+  app.use(express.text({ limit: BODY_LIMIT, type: YAML_TYPES }));
+  app.use(yamlOnlyForManifests);
+  const v1 = v1Router(options);
+  for (const prefix of API_PREFIXES) app.use(prefix, v1);
+  app.use(notFoundHandler);
+  app.use(problemHandler((error, req) => {
+    options.logger.error({ err: error, req_id: (req as { id?: unknown }).id }, 'request failed');
+  }));
+  return app;
+}

@@ -1,0 +1,16 @@
+/**
+ * @module What the API's routes are built from: the store, authentication, the drivers (for
+ * what is asked of a vendor directly: catalogs, tests, metrics, logs), and a nudge for the
+ * reconciler so that writes are picked up without waiting for the next poll.
+ */
+import type { AuthService } from '../auth/auth-service.js';
+import type { DriverPool } from '../reconcile/driver-pool.js';
+import type { Store } from '../store/store.js';
+
+export interface ApiDeps {
+  store: Store;
+  auth: AuthService;
+  drivers: DriverPool;
+  /** Called after each write of desired state (the in-process reconciler reads its feed now). */
+  afterWrite: () => void;
+}

@@ -1,0 +1,82 @@
+/**
+ * @module Servers between REST and manifests: the record the API shows, and the Server
+ * manifest a create or update body becomes.
+ */
+import type { ServerSpec } from '../../model/generated/kinds.js';
+import type { Manifest, StoredResource } from '../../model/resource.js';
+import { ValidationError } from '../../model/errors.js';
+import { apiMetadata, baseRecord, keptMetadata, type BaseRecord } from './common.js';
+import type { ResourceLookup } from './lookup.js';
+
+export interface ServerRecord extends BaseRecord {
+  provider_id: string | null;
+  region: string;
+  size: string;
+  image: string;
+  ipv4: string | null;
+  ipv6: string | null;
+  power: 'on' | 'off' | null;
+  state: 'running' | 'stopped';
+}
+
+export interface ServerCreateBody {
+  name: string;
+  provider_id: string;
+  region: string;
+  size: string;
+  image?: string;
+  ssh_key_ids?: string[];
+  labels?: Record<string, string>;
+  state?: 'running' | 'stopped';
+}
+
+export interface ServerUpdateBody {
+  size?: string;
+  image?: string;
+  labels?: Record<string, string>;
+  state?: 'running' | 'stopped';
+}
+
+export const DEFAULT_IMAGE = 'debian-12';
+
+/** `on` or `off` once the vendor has said; null while it is in between or unknown. */
+function powerOf(value: unknown): 'on' | 'off' | null {
+  return value === 'on' || value === 'off' ? value : null;
+}
+
+function text(value: unknown): string | null {
+  return typeof value === 'string' ? value : null;
+}
+
+export function serverRecord(r: StoredResource<'Server'>, lookup: ResourceLookup): ServerRecord {
+  const endpoints = r.status.endpoints ?? {};
+  return {
+    ...baseRecord(r),
+    provider_id: lookup.idOf('Provider', r.spec.provider, r.namespace),
+    region: r.spec.region,
+    size: r.spec.size,
+    image: r.spec.image ?? DEFAULT_IMAGE,
+    ipv4: text(endpoints.ipv4),
+    ipv6: text(endpoints.ipv6),
+    power: powerOf(r.status.details?.power),
+    state: r.spec.state ?? 'running',
+  };
+}
+
+export function serverManifest(body: ServerCreateBody, providerName: string): Manifest<'Server'> {
+  if (body.ssh_key_ids !== undefined && body.ssh_key_ids.length > 0) {
+    const message = 'SSH keys are not managed by this cairn yet; leave ssh_key_ids out (the image\'s default access applies)';
+    throw new ValidationError(`ssh_key_ids: ${message}`, [{ pointer: '/ssh_key_ids', message }]);
+  }
+  const spec: ServerSpec = { provider: providerName, region: body.region, size: body.size, image: body.image ?? DEFAULT_IMAGE };
+  if (body.state) spec.state = body.state;
+  return { apiVersion: 'cairn.dev/v1', kind: 'Server', metadata: apiMetadata(body.name, body.labels), spec };
+}
+
+export function updatedServerManifest(current: StoredResource<'Server'>, body: ServerUpdateBody): Manifest<'Server'> {
+  const spec: ServerSpec = { ...current.spec };
+  if (body.size !== undefined) spec.size = body.size;
+  if (body.image !== undefined) spec.image = body.image;
+  if (body.state !== undefined) spec.state = body.state;
+  return { apiVersion: 'cairn.dev/v1', kind: 'Server', metadata: keptMetadata(current, body.labels), spec };
+}

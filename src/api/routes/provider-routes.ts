@@ -1,0 +1,141 @@
+/**
+ * @module `/providers`: vendor accounts with credentials stored encrypted (never shown again,
+ * only a hint), their test, regions and sizes, and the list of vendors cairn can drive.
+ */
+import { Router } from 'express';
+import { vendors } from '../../drivers/registry.js';
+import { ValidationError } from '../../model/errors.js';
+import type { StoredResource } from '../../model/resource.js';
+import { allowed } from '../authentication.js';
+import type { ApiDeps } from '../deps.js';
+import { listBody, pageRequest } from '../pagination.js';
+import type { ProviderCatalogs } from '../provider-catalog.js';
+import { ResourceLookup } from '../records/lookup.js';
+import { checkManifest } from '../records/manifest-check.js';
+import {
+  checkCredentials, credentialsName, providerManifest, providerRecord, updatedProviderManifest,
+  type ProviderCreateBody, type ProviderUpdateBody,
+} from '../records/provider-record.js';
+import { validateBody } from '../request-validation.js';
+import { pathId, sendRecord, setLocation } from '../respond.js';
+import { expectedVersion } from '../versioning.js';
+import { REASON_CREDENTIALS_INVALID, REASON_CREDENTIALS_VALID } from '../../reconcile/reconcile-provider.js';
+import { StatusDraft } from '../../reconcile/status-draft.js';
+
+function vendorOf(id: string): NonNullable<ReturnType<typeof vendors.get>> {
+  const vendor = vendors.get(id);
+  if (!vendor) {
+    const message = `unknown vendor "${id}" (vendors: ${[...vendors.keys()].sort().join(', ')})`;
+    throw new ValidationError(`vendor: ${message}`, [{ pointer: '/vendor', message }]);
+  }
+  return vendor;
+}
+
+export function providerRoutes(deps: ApiDeps, catalogs: ProviderCatalogs): Router {
+  const router = Router();
+  const { store } = deps;
+
+  router.get('/providers/vendors', (_req, res) => {
+    allowed(res, 'read');
+    const items = [...vendors.values()].map((v) => ({
+      id: v.id,
+      description: v.description,
+      credential_fields: v.credentialFields.map((f) => ({ name: f.name, description: f.description, required: f.required })),
+    }));
+    res.json({ items, next_cursor: null });
+  });
+
+  router.get('/providers', (req, res) => {
+    const principal = allowed(res, 'read');
+    const page = store.resources.page({ tenant: principal.tenant, kind: 'Provider' }, pageRequest(req));
+    res.json(listBody(page, (r) => providerRecord(r as StoredResource<'Provider'>, store.secrets)));
+  });
+
+  router.post('/providers', (req, res) => {
+    const principal = allowed(res, 'write');
+    const body = validateBody<ProviderCreateBody>('post', '/providers', req.body);
+    checkCredentials(body.credentials, vendorOf(body.vendor).credentialFields, body.vendor);
+    const manifest = checkManifest(providerManifest(body));
+    const created = store.transaction(() => {
+      const made = store.resources.create(principal.tenant, 'api', manifest) as StoredResource<'Provider'>;
+      store.secrets.put(principal.tenant, 'provider-credentials', credentialsName(body.name), JSON.stringify(body.credentials));
+      return made;
+    });
+    deps.afterWrite();
+    setLocation(req, res, 'providers', created.uid);
+    sendRecord(res, 201, created.resourceVersion, providerRecord(created, store.secrets));
+  });
+
+  router.get('/providers/:id', (req, res) => {
+    const principal = allowed(res, 'read');
+    const provider = new ResourceLookup(store, principal.tenant).byId('Provider', pathId(req));
+    sendRecord(res, 200, provider.resourceVersion, providerRecord(provider, store.secrets));
+  });
+
+  const update = (template: string) => (req: import('express').Request, res: import('express').Response): void => {
+    const principal = allowed(res, template.endsWith('/rotate') ? 'read_credentials' : 'write');
+    const current = new ResourceLookup(store, principal.tenant).byId('Provider', pathId(req));
+    const body = validateBody<ProviderUpdateBody>(req.method.toLowerCase(), template, req.body);
+    if (body.credentials) checkCredentials(body.credentials, vendorOf(current.spec.vendor).credentialFields, current.spec.vendor);
+    const manifest = checkManifest(updatedProviderManifest(current, body, body.credentials !== undefined));
+    const updated = store.transaction(() => {
+      const changed = store.resources.modify(current.uid, 'api', () => manifest, expectedVersion(req)) as StoredResource<'Provider'>;
+      if (body.credentials) store.secrets.put(principal.tenant, 'provider-credentials', credentialsName(current.name), JSON.stringify(body.credentials));
+      return changed;
+    });
+    deps.afterWrite();
+    sendRecord(res, 200, updated.resourceVersion, providerRecord(updated, store.secrets));
+  };
+  router.put('/providers/:id', update('/providers/{id}'));
+  router.post('/providers/:id/credentials/rotate', update('/providers/{id}/credentials/rotate'));
+
+  router.delete('/providers/:id', (req, res) => {
+    const principal = allowed(res, 'write');
+    const current = new ResourceLookup(store, principal.tenant).byId('Provider', pathId(req));
+    const deleting = store.resources.requestDeletionOf(current.uid, 'api', expectedVersion(req)) as StoredResource<'Provider'>;
+    deps.afterWrite();
+    sendRecord(res, 202, deleting.resourceVersion, providerRecord(deleting, store.secrets));
+  });
+
+  router.post('/providers/:id/test', async (req, res) => {
+    const principal = allowed(res, 'write');
+    const provider = new ResourceLookup(store, principal.tenant).byId('Provider', pathId(req));
+    const test = await (await deps.drivers.cloudFor(provider)).testCredentials();
+    const testedAt = new Date().toISOString();
+    recordTest(deps, provider, test.ok, test.message, testedAt);
+    res.json({ ok: test.ok, message: test.message, tested_at: testedAt });
+  });
+
+  router.get('/providers/:id/regions', async (req, res) => {
+    const principal = allowed(res, 'read');
+    const provider = new ResourceLookup(store, principal.tenant).byId('Provider', pathId(req));
+    const { regions } = await catalogs.catalog(provider);
+    res.json({ items: regions.map((r) => ({ slug: r.slug, name: r.name, available: r.available })), next_cursor: null });
+  });
+
+  router.get('/providers/:id/sizes', async (req, res) => {
+    const principal = allowed(res, 'read');
+    const provider = new ResourceLookup(store, principal.tenant).byId('Provider', pathId(req));
+    const { sizes } = await catalogs.catalog(provider);
+    res.json({
+      items: sizes.map((s) => ({ slug: s.slug, vcpus: s.vcpus, memory_mb: s.memoryMb, disk_gb: s.diskGb, price_monthly: s.priceMonthly, regions: s.regions })),
+      next_cursor: null,
+    });
+  });
+
+  return router;
+}
+
+/** A test's outcome becomes the provider's status (valid or invalid), as the reconciler's own tests do. */
+function recordTest(deps: ApiDeps, provider: StoredResource<'Provider'>, ok: boolean, message: string, testedAt: string): void {
+  const draft = new StatusDraft(provider);
+  draft.setPhase(ok ? 'valid' : 'invalid');
+  if (ok) draft.markReady(REASON_CREDENTIALS_VALID, message);
+  else draft.setCondition('Ready', 'False', REASON_CREDENTIALS_INVALID, message);
+  draft.status.details = { ...draft.status.details, testedAt };
+  deps.store.resources.writeStatus(provider.uid, draft.status);
+  deps.store.events.append({
+    tenant: provider.tenant, uid: provider.uid, kind: 'Provider', namespace: provider.namespace, name: provider.name,
+    type: ok ? 'Normal' : 'Warning', reason: ok ? REASON_CREDENTIALS_VALID : REASON_CREDENTIALS_INVALID, message: `tested through the API: ${message}`,
+  });
+}

@@ -1,0 +1,19 @@
+/**
+ * @module Optimistic concurrency over HTTP: each record's `ETag` is its resourceVersion, and
+ * `If-Match` on PUT and DELETE must name the current one (412 otherwise).
+ */
+import type { Request, Response } from 'express';
+import { MalformedRequestError } from '../model/errors.js';
+
+export function setEtag(res: Response, resourceVersion: number): void {
+  res.setHeader('ETag', `"${resourceVersion}"`);
+}
+
+/** The version If-Match asks for, or undefined without the header (`*` matches any version). */
+export function expectedVersion(req: Request): number | undefined {
+  const header = req.get('If-Match');
+  if (header === undefined || header.trim() === '*') return undefined;
+  const match = /^\s*(?:W\/)?"(\d+)"\s*$/.exec(header);
+  if (!match) throw new MalformedRequestError(`If-Match must be an ETag this API gave out, like "42"; got ${header}`);
+  return Number(match[1]);
+}

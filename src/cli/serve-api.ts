@@ -1,0 +1,51 @@
+/**
+ * @module What `cairn serve` serves over HTTP: the API app built from the store, an
+ * authentication service (signing key made on first run), drivers for what is asked of vendors
+ * directly, metrics and the logger. It also tells the operator what first-run steps remain.
+ */
+import type { Express } from 'express';
+import { createApiApp } from '../api/app.js';
+import type { ReadinessProbe } from '../api/health.js';
+import { createMetricsRegistry } from '../api/metrics.js';
+import { createReconcileMetrics, type ReconcileMetrics } from '../api/reconcile-metrics.js';
+import { AuthService } from '../auth/auth-service.js';
+import { createLogger, logLevelFromEnv } from '../logging/logger.js';
+import type { Controller, ControllerOptions } from '../reconcile/controller.js';
+import { DriverPool } from '../reconcile/driver-pool.js';
+import type { Store } from '../store/store.js';
+
+export interface ServedApi {
+  express: Express;
+  drivers: DriverPool;
+  reconcileMetrics: ReconcileMetrics;
+  auth: AuthService;
+}
+
+export async function buildApi(
+  store: Store,
+  dataDir: string,
+  controllerOptions: ControllerOptions,
+  hooks: { readiness: ReadinessProbe; controller: () => Controller },
+): Promise<ServedApi> {
+  const logger = createLogger({ level: logLevelFromEnv() });
+  const metrics = createMetricsRegistry();
+  const reconcileMetrics = createReconcileMetrics(metrics, { queueDepthByKind: () => hooks.controller().queueDepthByKind() });
+  const key = store.secrets.describeMasterKey();
+  if (key.source === 'generated') {
+    console.log(`generated a master key at ${key.path} (mode 0600; key id ${key.keyId}); back it up: without it, stored credentials cannot be read. Set CAIRN_MASTER_KEY to keep the key outside the data dir.`);
+  } else {
+    console.log(`master key: ${key.source === 'env' ? 'from CAIRN_MASTER_KEY' : key.path} (key id ${key.keyId})`);
+  }
+  if (key.warning) console.log(`warning: ${key.warning}`);
+  const auth = await AuthService.open(store, {});
+  const drivers = new DriverPool({ dataDir, requestTimeoutMs: controllerOptions.requestTimeoutMs ?? 10_000, secrets: store.secrets });
+  const express = createApiApp({
+    store, auth, drivers, logger, metrics,
+    readiness: hooks.readiness,
+    afterWrite: () => hooks.controller().readFeed(),
+  });
+  if (!auth.hasUsers()) {
+    console.log(`no users yet: add the first one with  cairn users add --email you@example.com --role owner --data-dir ${dataDir}`);
+  }
+  return { express, drivers, reconcileMetrics, auth };
+}

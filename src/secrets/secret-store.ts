@@ -1,0 +1,24 @@
+/**
+ * @module What the rest of cairn sees of secrets at rest: values put and got by tenant,
+ * purpose and name, encrypted underneath (envelope encryption, see ./envelope.ts).
+ */
+
+/** What a secret is for; with the tenant and the name it identifies one value. */
+export type SecretPurpose =
+  /** A Provider's credential bundle (JSON object of strings); name = the credentials' name. */
+  | 'provider-credentials'
+  /** A database user's password; name = the Database resource's uid (`<uid>:pending` during rotation). */
+  | 'database-password'
+  /** A private key that signs access tokens; name = its key id. Tenant `*`. */
+  | 'signing-key'
+  /** Credentials of a git source; name = the source's id. */
+  | 'source-credentials';
+
+export interface SecretStore {
+  /** Encrypts and stores `value`, replacing any earlier value under the same identity. */
+  put(tenant: string, purpose: SecretPurpose, name: string, value: string): void;
+  /** The decrypted value, or undefined when none is stored. */
+  get(tenant: string, purpose: SecretPurpose, name: string): string | undefined;
+  /** Removes the value; removing one that is not there succeeds. */
+  delete(tenant: string, purpose: SecretPurpose, name: string): void;
+}

@@ -1,0 +1,36 @@
+/**
+ * @module Runs the numbered schema migrations (one file each under ./migrations). Each runs once, in order, inside a transaction; the
+ * number reached is kept in SQLite's `user_version`. Never edit a released migration: add one.
+ */
+import type Database from 'better-sqlite3';
+import { RESOURCES_MIGRATION } from './migrations/001-resources.js';
+import { IDENTITY_MIGRATION } from './migrations/002-identity.js';
+import { RECORDS_MIGRATION } from './migrations/003-records.js';
+import { IDEMPOTENCY_MIGRATION } from './migrations/004-idempotency.js';
+
+export const MIGRATIONS: readonly string[] = [RESOURCES_MIGRATION, IDENTITY_MIGRATION, RECORDS_MIGRATION, IDEMPOTENCY_MIGRATION];
+
+/**
+ * Brings the database to the newest schema; returns the version reached. Each step reads the
+ * version inside its own write transaction, so processes opening a new data dir at the same
+ * moment never run a migration twice.
+ */
+export function migrate(db: Database.Database): number {
+  for (;;) {
+    const done = db
+      .transaction((): boolean => {
+        const current = db.pragma('user_version', { simple: true }) as number;
+        if (current > MIGRATIONS.length) {
+          throw new Error(
+            `the state database is at schema version ${current}, newer than this cairn knows (${MIGRATIONS.length}); upgrade cairn`,
+          );
+        }
+        if (current === MIGRATIONS.length) return true;
+        db.exec(MIGRATIONS[current] ?? '');
+        db.pragma(`user_version = ${current + 1}`);
+        return false;
+      })
+      .immediate();
+    if (done) return MIGRATIONS.length;
+  }
+}
