@@ -171,6 +171,8 @@ describe('the REST API journey', () => {
     }
     expect(api.output()).not.toContain(PROVIDER_TOKEN);
     expect(api.output()).not.toContain(dbPassword);
+    expect(api.output()).not.toContain(token);
+    expect(api.output()).not.toContain(refresh);
     for (const file of readdirSync(api.dataDir).filter((f) => /\.db(-wal)?$/.test(f))) {
       const bytes = readFileSync(join(api.dataDir, file));
       expect(bytes.includes(Buffer.from(PROVIDER_TOKEN)), file).toBe(false);
