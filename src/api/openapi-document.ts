@@ -2,10 +2,20 @@
  * @module The API's OpenAPI 3.1 document (`schemas/openapi.yaml`): loaded once, served as JSON,
  * and the source of every request body's schema, so the document and the code cannot disagree.
  */
-import { readFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { parse } from 'yaml';
 
-const DOCUMENT_URL = new URL('../../schemas/openapi.yaml', import.meta.url);
+const DOCUMENT = join('schemas', 'openapi.yaml');
+
+/** `schemas/openapi.yaml` of the package this module belongs to, from src/ or from dist/. */
+function documentPath(): string {
+  for (let dir = dirname(fileURLToPath(import.meta.url)); ; dir = dirname(dir)) {
+    if (existsSync(join(dir, DOCUMENT))) return join(dir, DOCUMENT);
+    if (dirname(dir) === dir) throw new Error(`cairn's ${DOCUMENT} was not found above ${fileURLToPath(import.meta.url)}; reinstall cairn`);
+  }
+}
 
 export interface OpenApiDocument {
   openapi: string;
@@ -17,7 +27,7 @@ export interface OpenApiDocument {
 let cached: OpenApiDocument | undefined;
 
 export function openApiDocument(): OpenApiDocument {
-  cached ??= parse(readFileSync(DOCUMENT_URL, 'utf8')) as OpenApiDocument;
+  cached ??= parse(readFileSync(documentPath(), 'utf8')) as OpenApiDocument;
   return cached;
 }
 

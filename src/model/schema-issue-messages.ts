@@ -6,7 +6,7 @@
 import type { ErrorObject } from 'ajv/dist/2020.js';
 import { closestWord } from './closest-word.js';
 import { appendPointer, pointerToFieldPath } from './json-pointer.js';
-import { API_VERSION, type Kind } from './kinds.js';
+import { API_VERSION } from './kinds.js';
 
 /** One problem with the shape of a manifest. */
 export interface ShapeIssue {
@@ -95,7 +95,7 @@ function lengthMessage(error: ErrorObject): string {
   return limit === 1 ? 'must not be empty' : `must be at least ${limit} characters`;
 }
 
-function describeError(error: ErrorObject, kind: Kind | string): ShapeIssue {
+function describeError(error: ErrorObject, ruleScope: string): ShapeIssue {
   const at = error.instancePath;
   switch (error.keyword) {
     case 'required': {
@@ -153,7 +153,7 @@ function describeError(error: ErrorObject, kind: Kind | string): ShapeIssue {
     case 'not': {
       const forbidden = (error.schema as { required?: unknown[] } | undefined)?.required?.[0];
       const pointer = typeof forbidden === 'string' ? appendPointer(at, forbidden) : at;
-      const rule = RULE_MESSAGES[`${kind}${error.schemaPath}`];
+      const rule = RULE_MESSAGES[`${ruleScope}${error.schemaPath}`];
       return { pointer, message: rule ?? (typeof forbidden === 'string' ? `${forbidden} is not allowed here` : 'is not allowed here') };
     }
     default:
@@ -162,8 +162,8 @@ function describeError(error: ErrorObject, kind: Kind | string): ShapeIssue {
 }
 
 /** Issues for an invalid key of a mapping (ajv reports these with `propertyName` set). */
-function describeKeyError(error: ErrorObject, key: string, kind: Kind | string): ShapeIssue {
-  const issue = describeError(error, kind);
+function describeKeyError(error: ErrorObject, key: string, ruleScope: string): ShapeIssue {
+  const issue = describeError(error, ruleScope);
   return { pointer: appendPointer(error.instancePath, key), message: `invalid key: ${issue.message}`, locateAt: 'key' };
 }
 
@@ -171,12 +171,12 @@ function describeKeyError(error: ErrorObject, key: string, kind: Kind | string):
  * The issues behind ajv's errors for a manifest of `kind` (compiled with `allErrors` and
  * `verbose`), without duplicates and without the wrapper errors of `if`, `anyOf` and the like.
  */
-export function describeSchemaErrors(errors: readonly ErrorObject[], kind: Kind | string): ShapeIssue[] {
+export function describeSchemaErrors(errors: readonly ErrorObject[], ruleScope: string): ShapeIssue[] {
   const issues: ShapeIssue[] = [];
   const seen = new Set<string>();
   for (const error of errors) {
     if (NOISE_KEYWORDS.has(error.keyword)) continue;
-    const issue = error.propertyName !== undefined ? describeKeyError(error, error.propertyName, kind) : describeError(error, kind);
+    const issue = error.propertyName !== undefined ? describeKeyError(error, error.propertyName, ruleScope) : describeError(error, ruleScope);
     const identity = `${issue.pointer}\u0000${issue.message}`;
     if (seen.has(identity)) continue;
     seen.add(identity);

@@ -26,7 +26,7 @@ export function decodeCursor(cursor: string, arity: number): Array<string | numb
   try {
     const key: unknown = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8'));
     if (Array.isArray(key) && key.length === arity && key.every((k) => typeof k === 'string' || typeof k === 'number')) {
-      return key as Array<string | number>;
+      return key;
     }
   } catch {
     // falls through to the error below

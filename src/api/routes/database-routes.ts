@@ -8,11 +8,12 @@ import { connectionString } from '../../model/connection-string.js';
 import type { StoredResource } from '../../model/resource.js';
 import { allowed } from '../authentication.js';
 import type { ApiDeps } from '../deps.js';
+import { ListCache, listKey } from '../list-cache.js';
 import { listBody, pageRequest, queryText } from '../pagination.js';
 import {
   databaseManifest, databaseRecord, updatedDatabaseManifest, type DatabaseCreateBody, type DatabaseUpdateBody,
 } from '../records/database-record.js';
-import { keptMetadata } from '../records/common.js';
+import { SKIP_FINAL_BACKUP_ANNOTATION } from '../../reconcile/final-backup.js';
 import { ResourceLookup } from '../records/lookup.js';
 import { checkManifest } from '../records/manifest-check.js';
 import { backupRecord } from '../records/operation-record.js';
@@ -20,8 +21,6 @@ import { validateBody } from '../request-validation.js';
 import { pathId, sendRecord, setLocation } from '../respond.js';
 import { runtimeOf } from '../runtime-access.js';
 import { expectedVersion } from '../versioning.js';
-
-export const SKIP_FINAL_BACKUP_ANNOTATION = 'cairn.dev/skip-final-backup';
 
 function booleanQuery(req: Request, name: string): boolean {
   const text = queryText(req, name);
@@ -32,14 +31,19 @@ function booleanQuery(req: Request, name: string): boolean {
 
 export function databaseRoutes(deps: ApiDeps): Router {
   const router = Router();
+  const lists = new ListCache();
   const { store } = deps;
   const lookupFor = (tenant: string): ResourceLookup => new ResourceLookup(store, tenant);
 
   router.get('/databases', (req, res) => {
     const principal = allowed(res, 'read');
-    const lookup = lookupFor(principal.tenant);
-    const page = store.resources.page({ tenant: principal.tenant, kind: 'Database' }, pageRequest(req));
-    res.json(listBody(page, (r) => databaseRecord(r as StoredResource<'Database'>, lookup)));
+    const request = pageRequest(req);
+    const body = lists.page(listKey(principal.tenant, 'Database', request), store.resources.revision(), () => {
+      const lookup = lookupFor(principal.tenant);
+      const page = store.resources.page({ tenant: principal.tenant, kind: 'Database' }, request);
+      return listBody(page, (r) => databaseRecord(r as StoredResource<'Database'>, lookup));
+    });
+    res.type('json').send(body);
   });
 
   router.post('/databases', (req, res) => {
@@ -78,14 +82,12 @@ export function databaseRoutes(deps: ApiDeps): Router {
     const lookup = lookupFor(principal.tenant);
     const current = lookup.byId('Database', pathId(req));
     const version = expectedVersion(req);
+    // Annotated even while already deleting: that is how a failed final backup is skipped.
     const deleting = store.transaction(() => {
-      if (skipFinalBackup) {
-        store.resources.modify(current.uid, 'api', (r) => ({
-          apiVersion: 'cairn.dev/v1', kind: 'Database', metadata: keptMetadata(r, undefined, { [SKIP_FINAL_BACKUP_ANNOTATION]: 'true' }),
-          spec: (r as StoredResource<'Database'>).spec,
-        }), version);
-      }
-      return store.resources.requestDeletionOf(current.uid, 'api', skipFinalBackup ? undefined : version) as StoredResource<'Database'>;
+      const marked = store.resources.requestDeletionOf(current.uid, 'api', version) as StoredResource<'Database'>;
+      if (!skipFinalBackup) return marked;
+      store.resources.annotate(current.uid, SKIP_FINAL_BACKUP_ANNOTATION, 'true');
+      return lookup.byId('Database', current.uid);
     });
     deps.afterWrite();
     sendRecord(res, 202, deleting.resourceVersion, databaseRecord(deleting, lookup));

@@ -8,6 +8,7 @@ import { ValidationError } from '../../model/errors.js';
 import type { StoredResource } from '../../model/resource.js';
 import { allowed } from '../authentication.js';
 import type { ApiDeps } from '../deps.js';
+import { ListCache, listKey } from '../list-cache.js';
 import { listBody, pageRequest } from '../pagination.js';
 import type { ProviderCatalogs } from '../provider-catalog.js';
 import { ResourceLookup } from '../records/lookup.js';
@@ -33,6 +34,7 @@ function vendorOf(id: string): NonNullable<ReturnType<typeof vendors.get>> {
 
 export function providerRoutes(deps: ApiDeps, catalogs: ProviderCatalogs): Router {
   const router = Router();
+  const lists = new ListCache();
   const { store } = deps;
 
   router.get('/providers/vendors', (_req, res) => {
@@ -47,8 +49,12 @@ export function providerRoutes(deps: ApiDeps, catalogs: ProviderCatalogs): Route
 
   router.get('/providers', (req, res) => {
     const principal = allowed(res, 'read');
-    const page = store.resources.page({ tenant: principal.tenant, kind: 'Provider' }, pageRequest(req));
-    res.json(listBody(page, (r) => providerRecord(r as StoredResource<'Provider'>, store.secrets)));
+    const request = pageRequest(req);
+    const body = lists.page(listKey(principal.tenant, 'Provider', request), store.resources.revision(), () => {
+      const page = store.resources.page({ tenant: principal.tenant, kind: 'Provider' }, request);
+      return listBody(page, (r) => providerRecord(r as StoredResource<'Provider'>, store.secrets));
+    });
+    res.type('json').send(body);
   });
 
   router.post('/providers', (req, res) => {
@@ -59,6 +65,7 @@ export function providerRoutes(deps: ApiDeps, catalogs: ProviderCatalogs): Route
     const created = store.transaction(() => {
       const made = store.resources.create(principal.tenant, 'api', manifest) as StoredResource<'Provider'>;
       store.secrets.put(principal.tenant, 'provider-credentials', credentialsName(body.name), JSON.stringify(body.credentials));
+      wakeProvidersUsing(deps, principal.tenant, credentialsName(body.name));
       return made;
     });
     deps.afterWrite();
@@ -80,7 +87,10 @@ export function providerRoutes(deps: ApiDeps, catalogs: ProviderCatalogs): Route
     const manifest = checkManifest(updatedProviderManifest(current, body, body.credentials !== undefined));
     const updated = store.transaction(() => {
       const changed = store.resources.modify(current.uid, 'api', () => manifest, expectedVersion(req)) as StoredResource<'Provider'>;
-      if (body.credentials) store.secrets.put(principal.tenant, 'provider-credentials', credentialsName(current.name), JSON.stringify(body.credentials));
+      if (body.credentials) {
+        store.secrets.put(principal.tenant, 'provider-credentials', credentialsName(current.name), JSON.stringify(body.credentials));
+        wakeProvidersUsing(deps, principal.tenant, credentialsName(current.name));
+      }
       return changed;
     });
     deps.afterWrite();
@@ -138,4 +148,11 @@ function recordTest(deps: ApiDeps, provider: StoredResource<'Provider'>, ok: boo
     tenant: provider.tenant, uid: provider.uid, kind: 'Provider', namespace: provider.namespace, name: provider.name,
     type: ok ? 'Normal' : 'Warning', reason: ok ? REASON_CREDENTIALS_VALID : REASON_CREDENTIALS_INVALID, message: `tested through the API: ${message}`,
   });
+}
+
+/** Providers (from manifests too) naming these stored credentials look again: they may have stalled without them. */
+function wakeProvidersUsing(deps: ApiDeps, tenant: string, credentials: string): void {
+  for (const provider of deps.store.resources.list({ tenant, kind: 'Provider' })) {
+    if (provider.kind === 'Provider' && provider.spec.credentialsRef?.secret === credentials) deps.store.resources.touch(provider.uid);
+  }
 }

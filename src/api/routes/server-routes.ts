@@ -7,6 +7,7 @@ import { ConflictError } from '../../model/errors.js';
 import type { StoredResource } from '../../model/resource.js';
 import { allowed } from '../authentication.js';
 import type { ApiDeps } from '../deps.js';
+import { ListCache, listKey } from '../list-cache.js';
 import { listBody, pageRequest } from '../pagination.js';
 import type { ProviderCatalogs } from '../provider-catalog.js';
 import { replacingChanges } from '../records/common.js';
@@ -20,6 +21,7 @@ import type { ActionType } from '../../store/records.js';
 
 export function serverRoutes(deps: ApiDeps, catalogs: ProviderCatalogs): Router {
   const router = Router();
+  const lists = new ListCache();
   const { store } = deps;
 
   function lookupFor(tenant: string): ResourceLookup {
@@ -28,9 +30,13 @@ export function serverRoutes(deps: ApiDeps, catalogs: ProviderCatalogs): Router 
 
   router.get('/servers', (req, res) => {
     const principal = allowed(res, 'read');
-    const lookup = lookupFor(principal.tenant);
-    const page = store.resources.page({ tenant: principal.tenant, kind: 'Server' }, pageRequest(req));
-    res.json(listBody(page, (r) => serverRecord(r as StoredResource<'Server'>, lookup)));
+    const request = pageRequest(req);
+    const body = lists.page(listKey(principal.tenant, 'Server', request), store.resources.revision(), () => {
+      const lookup = lookupFor(principal.tenant);
+      const page = store.resources.page({ tenant: principal.tenant, kind: 'Server' }, request);
+      return listBody(page, (r) => serverRecord(r as StoredResource<'Server'>, lookup));
+    });
+    res.type('json').send(body);
   });
 
   router.post('/servers', async (req, res) => {
