@@ -5,8 +5,8 @@
 import type { Request, Response } from 'express';
 import { setEtag } from './versioning.js';
 
-export function sendRecord(res: Response, status: number, resourceVersion: number, record: unknown): void {
-  setEtag(res, resourceVersion);
+export function sendRecord(res: Response, status: number, specVersion: number, record: unknown): void {
+  setEtag(res, specVersion);
   res.status(status).json(record);
 }
 

@@ -1,12 +1,13 @@
 /**
- * @module Optimistic concurrency over HTTP: each record's `ETag` is its resourceVersion, and
+ * @module Optimistic concurrency over HTTP: each record's `ETag` is the version of its desired
+ * state (specVersion: what PUT and DELETE change, not the reconciler's status writes), and
  * `If-Match` on PUT and DELETE must name the current one (412 otherwise).
  */
 import type { Request, Response } from 'express';
 import { MalformedRequestError } from '../model/errors.js';
 
-export function setEtag(res: Response, resourceVersion: number): void {
-  res.setHeader('ETag', `"${resourceVersion}"`);
+export function setEtag(res: Response, specVersion: number): void {
+  res.setHeader('ETag', `"${specVersion}"`);
 }
 
 /** The version If-Match asks for, or undefined without the header (`*` matches any version). */

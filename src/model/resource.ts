@@ -64,7 +64,10 @@ export interface StoredResource<K extends Kind = Kind> {
   annotations: Record<string, string>;
   spec: SpecByKind[K];
   generation: number;
+  /** The store revision of the last write of any kind, status included. */
   resourceVersion: number;
+  /** The store revision of the last change to desired state (spec, labels, annotations, deletion): the API's ETag. */
+  specVersion: number;
   source: SourceOwner;
   createdAt: string;
   updatedAt: string;

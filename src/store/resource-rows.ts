@@ -15,6 +15,7 @@ export interface ResourceRow {
   spec: string;
   generation: number;
   resource_version: number;
+  spec_version: number;
   source: string;
   created_at: string;
   updated_at: string;
@@ -31,7 +32,7 @@ export interface ResourceRow {
 
 /** Columns of a resource joined with its status; every query that returns resources uses it. */
 export const RESOURCE_COLUMNS = `r.uid, r.tenant, r.kind, r.namespace, r.name, r.labels, r.annotations, r.spec,
-  r.generation, r.resource_version, r.source, r.created_at, r.updated_at, r.deletion_timestamp,
+  r.generation, r.resource_version, r.spec_version, r.source, r.created_at, r.updated_at, r.deletion_timestamp,
   s.phase, s.conditions, s.observed_generation, s.external_id, s.endpoints, s.applied_spec, s.incarnation, s.details`;
 
 export const RESOURCE_FROM = `resources r LEFT JOIN resource_status s ON s.uid = r.uid`;
@@ -66,6 +67,7 @@ export function rowToResource(row: ResourceRow): AnyStoredResource {
     spec: JSON.parse(row.spec) as never,
     generation: row.generation,
     resourceVersion: row.resource_version,
+    specVersion: row.spec_version,
     source: row.source,
     createdAt: row.created_at,
     updatedAt: row.updated_at,

@@ -129,7 +129,7 @@ export class Resources {
 
   /**
    * Read-modify-write of one resource: `change` gets the current resource and returns its new
-   * manifest. `expectedVersion` (from If-Match) must be the current resourceVersion (412 if not);
+   * manifest. `expectedVersion` (from If-Match) must be the current specVersion (412 if not);
    * another source's resource is a conflict naming the owner.
    */
   modify(uid: string, source: string, change: (current: AnyStoredResource) => AnyManifest, expectedVersion?: number): AnyStoredResource {
@@ -204,10 +204,10 @@ export class Resources {
       const uid = randomUUID();
       this.sql
         .get(
-          `INSERT INTO resources (uid, tenant, kind, namespace, name, labels, annotations, spec, generation, resource_version, source, created_at, updated_at)
-           VALUES (?, ?, ?, ?, ?, ?, ?, ?, 1, ?, ?, ?, ?)`,
+          `INSERT INTO resources (uid, tenant, kind, namespace, name, labels, annotations, spec, generation, resource_version, spec_version, source, created_at, updated_at)
+           VALUES (?, ?, ?, ?, ?, ?, ?, ?, 1, ?, ?, ?, ?, ?)`,
         )
-        .run(uid, tenant, ref.kind, ref.namespace, ref.name, JSON.stringify(labels), JSON.stringify(annotations), JSON.stringify(m.spec), revision, source, now, now);
+        .run(uid, tenant, ref.kind, ref.namespace, ref.name, JSON.stringify(labels), JSON.stringify(annotations), JSON.stringify(m.spec), revision, revision, source, now, now);
       this.upsertStatus(uid, initialStatus(ref.kind), now);
       return { uid, ...ref, action: 'created', generation: 1 };
     }
@@ -220,10 +220,10 @@ export class Resources {
     const generation = specChanged || restoring ? existing.generation + 1 : existing.generation;
     this.sql
       .get(
-        `UPDATE resources SET labels = ?, annotations = ?, spec = ?, generation = ?, resource_version = ?, updated_at = ?, deletion_timestamp = NULL
+        `UPDATE resources SET labels = ?, annotations = ?, spec = ?, generation = ?, resource_version = ?, spec_version = ?, updated_at = ?, deletion_timestamp = NULL
          WHERE uid = ?`,
       )
-      .run(JSON.stringify(labels), JSON.stringify(annotations), JSON.stringify(m.spec), generation, revision, now, existing.uid);
+      .run(JSON.stringify(labels), JSON.stringify(annotations), JSON.stringify(m.spec), generation, revision, revision, now, existing.uid);
     return { uid: existing.uid, ...ref, action: restoring ? 'restored' : 'updated', generation };
   }
 
@@ -254,9 +254,9 @@ export class Resources {
         const revision = this.nextRevision();
         const now = nowIso();
         const mark = this.sql.get(
-          `UPDATE resources SET deletion_timestamp = COALESCE(deletion_timestamp, ?), resource_version = ?, updated_at = ? WHERE uid = ?`,
+          `UPDATE resources SET deletion_timestamp = COALESCE(deletion_timestamp, ?), resource_version = ?, spec_version = ?, updated_at = ? WHERE uid = ?`,
         );
-        for (const target of targets) mark.run(now, revision, now, target.uid);
+        for (const target of targets) mark.run(now, revision, revision, now, target.uid);
         return { uids: targets.map((t) => t.uid), revision };
       })
       .immediate();
@@ -341,9 +341,10 @@ export class Resources {
         if (value === null) delete annotations[key];
         else annotations[key] = value;
         if (jsonEqual(annotations, current.annotations)) return true;
+        const revision = this.nextRevision();
         this.sql
-          .get(`UPDATE resources SET annotations = ?, resource_version = ?, updated_at = ? WHERE uid = ?`)
-          .run(JSON.stringify(annotations), this.nextRevision(), nowIso(), uid);
+          .get(`UPDATE resources SET annotations = ?, resource_version = ?, spec_version = ?, updated_at = ? WHERE uid = ?`)
+          .run(JSON.stringify(annotations), revision, revision, nowIso(), uid);
         return true;
       })
       .immediate();
@@ -390,9 +391,9 @@ function referringFields(target: Kind): Array<{ kind: Kind; field: string; array
 }
 
 function checkVersion(current: AnyStoredResource, expectedVersion: number | undefined): void {
-  if (expectedVersion !== undefined && expectedVersion !== current.resourceVersion) {
+  if (expectedVersion !== undefined && expectedVersion !== current.specVersion) {
     throw new PreconditionFailedError(
-      `${displayName(current)} has changed since version ${expectedVersion} (it is at ${current.resourceVersion}); read it again and retry`,
+      `${displayName(current)} has changed since version ${expectedVersion} (it is at ${current.specVersion}); read it again and retry`,
     );
   }
 }

@@ -3,7 +3,7 @@ import { mkdtempSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { ConflictError, NotFoundError } from '../model/errors.js';
+import { ConflictError, NotFoundError, PreconditionFailedError } from '../model/errors.js';
 import type { AnyManifest } from '../model/resource.js';
 import { Store } from './store.js';
 
@@ -53,6 +53,23 @@ describe('Store', () => {
     expect(relabelled?.resourceVersion).toBeGreaterThan(first?.resourceVersion ?? 0);
     store.resources.apply('default', 'api', [server('large', { team: 'shop' })]);
     expect(store.resources.find('default', { kind: 'Server', namespace: 'default', name: 'web-1' })?.generation).toBe(2);
+  });
+
+  it('keeps specVersion through status writes, so an If-Match read before the reconciler wrote still holds', () => {
+    store.resources.apply('default', 'api', [provider, server()]);
+    const created = store.resources.find('default', { kind: 'Server', namespace: 'default', name: 'web-1' });
+    if (!created) throw new Error('not created');
+    store.resources.writeStatus(created.uid, { ...created.status, phase: 'provisioning' });
+    const afterStatus = store.resources.get(created.uid);
+    expect(afterStatus?.resourceVersion).toBeGreaterThan(created.resourceVersion);
+    expect(afterStatus?.specVersion).toBe(created.specVersion);
+    const resized = store.resources.modify(created.uid, 'api', () => server('medium'), created.specVersion);
+    expect(resized.specVersion).toBeGreaterThan(created.specVersion);
+    expect(() => store.resources.modify(created.uid, 'api', () => server('large'), created.specVersion)).toThrow(
+      PreconditionFailedError,
+    );
+    expect(() => store.resources.requestDeletionOf(created.uid, 'api', created.specVersion)).toThrow(PreconditionFailedError);
+    expect(store.resources.requestDeletionOf(created.uid, 'api', resized.specVersion).deletionTimestamp).not.toBeNull();
   });
 
   it('refuses changes from another source, naming the owner, and writes nothing', () => {

@@ -52,14 +52,14 @@ export function appRoutes(deps: ApiDeps): Router {
     const created = store.resources.create(principal.tenant, 'api', manifest) as StoredResource<'App'>;
     deps.afterWrite();
     setLocation(req, res, 'apps', created.uid);
-    sendRecord(res, 202, created.resourceVersion, record(created, lookup));
+    sendRecord(res, 202, created.specVersion, record(created, lookup));
   });
 
   router.get('/apps/:id', (req, res) => {
     const principal = allowed(res, 'read');
     const lookup = lookupFor(principal.tenant);
     const app = lookup.byId('App', pathId(req));
-    sendRecord(res, 200, app.resourceVersion, record(app, lookup));
+    sendRecord(res, 200, app.specVersion, record(app, lookup));
   });
 
   router.put('/apps/:id', (req, res) => {
@@ -70,7 +70,7 @@ export function appRoutes(deps: ApiDeps): Router {
     const manifest = checkManifest(updatedAppManifest(current, body, databaseNames(lookup, body.database_ids)));
     const updated = store.resources.modify(current.uid, 'api', () => manifest, expectedVersion(req)) as StoredResource<'App'>;
     deps.afterWrite();
-    sendRecord(res, 202, updated.resourceVersion, record(updated, lookup));
+    sendRecord(res, 202, updated.specVersion, record(updated, lookup));
   });
 
   router.delete('/apps/:id', (req, res) => {
@@ -79,7 +79,7 @@ export function appRoutes(deps: ApiDeps): Router {
     const current = lookup.byId('App', pathId(req));
     const deleting = store.resources.requestDeletionOf(current.uid, 'api', expectedVersion(req)) as StoredResource<'App'>;
     deps.afterWrite();
-    sendRecord(res, 202, deleting.resourceVersion, record(deleting, lookup));
+    sendRecord(res, 202, deleting.specVersion, record(deleting, lookup));
   });
 
   router.post('/apps/:id/deploy', (req, res) => {

@@ -55,14 +55,14 @@ export function databaseRoutes(deps: ApiDeps): Router {
     const created = store.resources.create(principal.tenant, 'api', manifest) as StoredResource<'Database'>;
     deps.afterWrite();
     setLocation(req, res, 'databases', created.uid);
-    sendRecord(res, 202, created.resourceVersion, databaseRecord(created, lookup));
+    sendRecord(res, 202, created.specVersion, databaseRecord(created, lookup));
   });
 
   router.get('/databases/:id', (req, res) => {
     const principal = allowed(res, 'read');
     const lookup = lookupFor(principal.tenant);
     const db = lookup.byId('Database', pathId(req));
-    sendRecord(res, 200, db.resourceVersion, databaseRecord(db, lookup));
+    sendRecord(res, 200, db.specVersion, databaseRecord(db, lookup));
   });
 
   router.put('/databases/:id', (req, res) => {
@@ -73,7 +73,7 @@ export function databaseRoutes(deps: ApiDeps): Router {
     const manifest = checkManifest(updatedDatabaseManifest(current, body));
     const updated = store.resources.modify(current.uid, 'api', () => manifest, expectedVersion(req)) as StoredResource<'Database'>;
     deps.afterWrite();
-    sendRecord(res, 202, updated.resourceVersion, databaseRecord(updated, lookup));
+    sendRecord(res, 202, updated.specVersion, databaseRecord(updated, lookup));
   });
 
   router.delete('/databases/:id', (req, res) => {
@@ -90,7 +90,7 @@ export function databaseRoutes(deps: ApiDeps): Router {
       return lookup.byId('Database', current.uid);
     });
     deps.afterWrite();
-    sendRecord(res, 202, deleting.resourceVersion, databaseRecord(deleting, lookup));
+    sendRecord(res, 202, deleting.specVersion, databaseRecord(deleting, lookup));
   });
 
   router.get('/databases/:id/credentials', async (req, res) => {

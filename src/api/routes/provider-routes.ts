@@ -70,13 +70,13 @@ export function providerRoutes(deps: ApiDeps, catalogs: ProviderCatalogs): Route
     });
     deps.afterWrite();
     setLocation(req, res, 'providers', created.uid);
-    sendRecord(res, 201, created.resourceVersion, providerRecord(created, store.secrets));
+    sendRecord(res, 201, created.specVersion, providerRecord(created, store.secrets));
   });
 
   router.get('/providers/:id', (req, res) => {
     const principal = allowed(res, 'read');
     const provider = new ResourceLookup(store, principal.tenant).byId('Provider', pathId(req));
-    sendRecord(res, 200, provider.resourceVersion, providerRecord(provider, store.secrets));
+    sendRecord(res, 200, provider.specVersion, providerRecord(provider, store.secrets));
   });
 
   const update = (template: string) => (req: import('express').Request, res: import('express').Response): void => {
@@ -94,7 +94,7 @@ export function providerRoutes(deps: ApiDeps, catalogs: ProviderCatalogs): Route
       return changed;
     });
     deps.afterWrite();
-    sendRecord(res, 200, updated.resourceVersion, providerRecord(updated, store.secrets));
+    sendRecord(res, 200, updated.specVersion, providerRecord(updated, store.secrets));
   };
   router.put('/providers/:id', update('/providers/{id}'));
   router.post('/providers/:id/credentials/rotate', update('/providers/{id}/credentials/rotate'));
@@ -104,7 +104,7 @@ export function providerRoutes(deps: ApiDeps, catalogs: ProviderCatalogs): Route
     const current = new ResourceLookup(store, principal.tenant).byId('Provider', pathId(req));
     const deleting = store.resources.requestDeletionOf(current.uid, 'api', expectedVersion(req)) as StoredResource<'Provider'>;
     deps.afterWrite();
-    sendRecord(res, 202, deleting.resourceVersion, providerRecord(deleting, store.secrets));
+    sendRecord(res, 202, deleting.specVersion, providerRecord(deleting, store.secrets));
   });
 
   router.post('/providers/:id/test', async (req, res) => {

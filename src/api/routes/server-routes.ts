@@ -49,14 +49,14 @@ export function serverRoutes(deps: ApiDeps, catalogs: ProviderCatalogs): Router 
     const created = store.resources.create(principal.tenant, 'api', manifest) as StoredResource<'Server'>;
     deps.afterWrite();
     setLocation(req, res, 'servers', created.uid);
-    sendRecord(res, 202, created.resourceVersion, serverRecord(created, lookup));
+    sendRecord(res, 202, created.specVersion, serverRecord(created, lookup));
   });
 
   router.get('/servers/:id', (req, res) => {
     const principal = allowed(res, 'read');
     const lookup = lookupFor(principal.tenant);
     const server = lookup.byId('Server', pathId(req));
-    sendRecord(res, 200, server.resourceVersion, serverRecord(server, lookup));
+    sendRecord(res, 200, server.specVersion, serverRecord(server, lookup));
   });
 
   router.put('/servers/:id', async (req, res) => {
@@ -72,7 +72,7 @@ export function serverRoutes(deps: ApiDeps, catalogs: ProviderCatalogs): Router 
     const replacing = replacingChanges('Server', current.spec, manifest.spec);
     const updated = store.resources.modify(current.uid, 'api', () => manifest, expectedVersion(req)) as StoredResource<'Server'>;
     deps.afterWrite();
-    sendRecord(res, 202, updated.resourceVersion, withReplacementNotice(serverRecord(updated, lookup), replacing));
+    sendRecord(res, 202, updated.specVersion, withReplacementNotice(serverRecord(updated, lookup), replacing));
   });
 
   router.delete('/servers/:id', (req, res) => {
@@ -81,7 +81,7 @@ export function serverRoutes(deps: ApiDeps, catalogs: ProviderCatalogs): Router 
     const current = lookup.byId('Server', pathId(req));
     const deleting = store.resources.requestDeletionOf(current.uid, 'api', expectedVersion(req)) as StoredResource<'Server'>;
     deps.afterWrite();
-    sendRecord(res, 202, deleting.resourceVersion, serverRecord(deleting, lookup));
+    sendRecord(res, 202, deleting.specVersion, serverRecord(deleting, lookup));
   });
 
   /** start and stop change the desired power state; reboot is a one-off action. */
