@@ -8,7 +8,7 @@ import { randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { Benchmark } from './support/benchmark.js';
+import { profilingArgs, type Benchmark } from './support/benchmark.js';
 import { addOwner, applyManifests, listServers, providerAndServers, signIn, waitForRunningServers } from './support/cairn-api-setup.js';
 import { atLeast, cell, count, millis, percent, verdict } from './support/figures.js';
 import { measureLoad, type LoadFigures, type LoadOptions } from './support/http-load.js';
@@ -120,7 +120,7 @@ async function run(progress: (line: string) => void): Promise<ApiResult> {
     );
     let serve: ListeningProcess;
     try {
-      serve = await startListening([CAIRN_BIN, 'serve', '--port', '0', '--data-dir', dataDir], { env: { CAIRN_SANDBOX_PROVISION_MS: '0' } });
+      serve = await startListening([...profilingArgs('api-serve'), CAIRN_BIN, 'serve', '--port', '0', '--data-dir', dataDir], { env: { CAIRN_SANDBOX_PROVISION_MS: '0' } });
     } catch (error) {
       targets.push({ id: 'healthz', label: healthz, error: message(error) }, { id: 'servers', label: list, error: message(error) });
       return result(durationS, warmupS, targets);

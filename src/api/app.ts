@@ -78,6 +78,9 @@ function v1Router(options: ApiAppOptions): Router {
 export function createApiApp(options: ApiAppOptions): Express {
   const app = express();
   app.disable('x-powered-by');
+  // Records carry the ETag of their desired state (versioning.ts); hashing every other body for
+  // an ETag nobody asked for would cost a SHA-1 of each list page on every request.
+  app.set('etag', false);
   app.set('trust proxy', false);
   app.use(requestLog(options.logger));
   app.use(httpMetrics(options.metrics));
