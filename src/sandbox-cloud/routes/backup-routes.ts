@@ -12,9 +12,8 @@ import { backupContent } from '../backup-content.js';
 import { clientTokenFilter, jsonBody, optionalString, pathId, requiredString } from '../body-fields.js';
 import { route } from '../reply.js';
 import type { BackupRow } from '../store/backups-table.js';
-import type { DatabaseRow } from '../store/databases-table.js';
 import { backupBody, restoreBody } from './backup-representation.js';
-import { showDatabase } from './database-representation.js';
+import { existingDatabase, showDatabase } from './database-representation.js';
 import type { RouteContext } from './route-context.js';
 
 function databaseIdFilter(req: Request): string | undefined {
@@ -31,12 +30,6 @@ function optionalBody(req: Request): Record<string, unknown> {
 export function backupRoutes(ctx: RouteContext): Router {
   const router = Router();
   const { store } = ctx;
-
-  function existingDatabase(id: string): DatabaseRow {
-    const row = store.databases.get(id);
-    if (!row) throw notFound('database', id);
-    return row;
-  }
 
   function existingBackup(id: string): BackupRow {
     const row = store.backups.get(id);
@@ -56,7 +49,7 @@ export function backupRoutes(ctx: RouteContext): Router {
         }
         return { row: found, created: false };
       }
-      const database = existingDatabase(databaseId);
+      const database = existingDatabase(store, databaseId);
       const content = backupContent(database);
       const startedAt = Math.max(now, store.activities.queueEnd(database));
       return store.backups.insertOrFind({
@@ -70,7 +63,7 @@ export function backupRoutes(ctx: RouteContext): Router {
   }));
 
   router.get('/v1/databases/:id/backups', route((req) => {
-    const database = existingDatabase(pathId(req));
+    const database = existingDatabase(store, pathId(req));
     const now = ctx.now();
     return { status: 200, body: { backups: store.backups.list(database.id).map((b) => backupBody(b, now)) } };
   }));
@@ -104,9 +97,9 @@ export function backupRoutes(ctx: RouteContext): Router {
         if (found.database_id !== databaseId || found.backup_id !== backupId) {
           throw new SandboxApiError(409, 'conflict', `client_token "${clientToken}" was already used to restore backup ${found.backup_id} into database ${found.database_id}`);
         }
-        return { database: existingDatabase(databaseId), restore: found, created: false };
+        return { database: existingDatabase(store, databaseId), restore: found, created: false };
       }
-      const target = existingDatabase(databaseId);
+      const target = existingDatabase(store, databaseId);
       const backup = store.backups.get(backupId);
       if (!backup) throw unprocessable('backup_id', `backup_id "${backupId}" is not a backup of this account`);
       if (backup.database_type !== target.type) {
@@ -126,7 +119,7 @@ export function backupRoutes(ctx: RouteContext): Router {
   }));
 
   router.get('/v1/databases/:id/restores', route((req) => {
-    const database = existingDatabase(pathId(req));
+    const database = existingDatabase(store, pathId(req));
     const now = ctx.now();
     return { status: 200, body: { restores: store.restores.list(database.id).map((r) => restoreBody(r, now)) } };
   }));

@@ -4,23 +4,19 @@
  * username and password against it — 200 or 401 — so tests can tell which password is in force.
  */
 import { Router } from 'express';
-import { notFound, SandboxApiError } from '../api-error.js';
+import { SandboxApiError } from '../api-error.js';
 import { jsonBody, pathId, requiredString } from '../body-fields.js';
 import { hashPassword, readPassword, verifyPassword } from '../database-passwords.js';
 import { route } from '../reply.js';
 import type { DatabaseRow } from '../store/databases-table.js';
-import { showDatabase } from './database-representation.js';
+import { existingDatabase, showDatabase } from './database-representation.js';
 import type { RouteContext } from './route-context.js';
 
 export function databaseAccessRoutes(ctx: RouteContext): Router {
   const router = Router();
   const { store } = ctx;
 
-  function existing(id: string): DatabaseRow {
-    const row = store.databases.get(id);
-    if (!row) throw notFound('database', id);
-    return row;
-  }
+  const existing = (id: string): DatabaseRow => existingDatabase(store, id);
 
   router.post('/v1/databases/:id/password', route((req) => {
     const id = pathId(req);

@@ -5,6 +5,7 @@
  * running on it, else `available`.
  */
 import { simulatedIpv4 } from '../addresses.js';
+import { notFound } from '../api-error.js';
 import type { DatabaseActivity } from '../store/database-activity.js';
 import type { DatabaseRow } from '../store/databases-table.js';
 import type { SandboxStore } from '../store/sandbox-store.js';
@@ -82,4 +83,11 @@ export function databaseBody(row: DatabaseRow, nowMs: number, activity: Database
 /** The database as a client sees it at `nowMs`, with whatever backup or restore is running on it. */
 export function showDatabase(store: SandboxStore, row: DatabaseRow, nowMs: number): DatabaseBody {
   return databaseBody(row, nowMs, store.activities.at(row.id, nowMs));
+}
+
+/** The database with this id, or the vendor's 404. */
+export function existingDatabase(store: SandboxStore, id: string): DatabaseRow {
+  const row = store.databases.get(id);
+  if (!row) throw notFound('database', id);
+  return row;
 }

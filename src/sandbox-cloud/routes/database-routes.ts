@@ -11,7 +11,7 @@ import { initialDataBytes } from '../backup-content.js';
 import { hashPassword, readPassword } from '../database-passwords.js';
 import { route } from '../reply.js';
 import type { DatabaseRow } from '../store/databases-table.js';
-import { DATABASE_TYPES, engineVersionFor, ENGINE_VERSIONS, showDatabase, userNameFor } from './database-representation.js';
+import { DATABASE_TYPES, engineVersionFor, ENGINE_VERSIONS, existingDatabase, showDatabase, userNameFor } from './database-representation.js';
 import type { RouteContext } from './route-context.js';
 
 const MAX_STORAGE_GB = 16_384;
@@ -20,11 +20,7 @@ export function databaseRoutes(ctx: RouteContext): Router {
   const router = Router();
   const { store } = ctx;
 
-  function existing(id: string): DatabaseRow {
-    const row = store.databases.get(id);
-    if (!row) throw notFound('database', id);
-    return row;
-  }
+  const existing = (id: string): DatabaseRow => existingDatabase(store, id);
 
   router.get('/v1/databases', route((req) => {
     const token = clientTokenFilter(req);
