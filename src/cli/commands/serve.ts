@@ -13,6 +13,8 @@ import { addDataDirOption, resolveDataDir } from '../data-dir.js';
 import { readManifests } from '../manifest-input.js';
 import { applyAtStart } from '../apply-at-start.js';
 import { buildApi } from '../serve-api.js';
+import { SourceSyncLoop } from '../../sources/sync-loop.js';
+import { SourceSyncer } from '../../sources/source-sync.js';
 
 interface ServeOptions {
   apply?: string[];
@@ -44,12 +46,20 @@ export function registerServeCommand(program: Command): void {
         onReconciled: (resource, outcome, durationMs) => app.reconcileMetrics.onReconciled(resource, outcome, durationMs),
         onLeaseLost: () => {
           reconciling = false;
+          void sources.stop();
           console.error('lost the reconcile lease to another process; waiting to take it back');
           controller = makeController();
           retry = setTimeout(tryStart, LEASE_RETRY_MS);
         },
       });
     let controller = makeController();
+    // Git sources sync in the process that reconciles: started and stopped with the lease.
+    const sources = new SourceSyncLoop(store, new SourceSyncer(store, dataDir, () => controller.readFeed()), {
+      onReport: (report) => {
+        if (report.result !== 'unchanged') console.log(`source ${report.sourceId}: ${report.message.split('\n')[0]}`);
+      },
+      onError: (id, error) => console.error(`source ${id}: sync failed: ${error instanceof Error ? error.message : String(error)}`),
+    });
     let reconciling = false;
     let stopping = false;
     let retry: NodeJS.Timeout | undefined;
@@ -58,6 +68,7 @@ export function registerServeCommand(program: Command): void {
     const app = await buildApi(store, dataDir, controllerOptions, {
       readiness: { storeWritable: () => store.isWritable(), reconciling: () => reconciling },
       controller: () => controller,
+      requestSourceSync: (id) => sources.trigger(id),
     });
     const server: Server = await new Promise((resolve, reject) => {
       const s = app.express.listen(port, options.host, () => resolve(s));
@@ -74,6 +85,7 @@ export function registerServeCommand(program: Command): void {
       try {
         controller.start();
         reconciling = true;
+        sources.start();
         console.log(manifests.length > 0 ? 'reconciling' : 'reconciling; apply manifests with: cairn apply -f examples/quickstart');
       } catch (error) {
         if (!(error instanceof LeaseHeldError)) throw error;
@@ -91,8 +103,9 @@ export function registerServeCommand(program: Command): void {
         stopping = true;
         clearTimeout(retry);
         console.log('shutting down');
-        void controller
+        void sources
           .stop()
+          .then(() => controller.stop())
           .then(() => new Promise<void>((done) => server.close(() => done())))
           .finally(() => {
             void app.drivers.close();
