@@ -8,7 +8,7 @@
 /* eslint-disable @typescript-eslint/no-explicit-any, @typescript-eslint/no-unsafe-call, @typescript-eslint/no-unsafe-return -- answers are JSON checked by assertions and by the OpenAPI document */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { githubSignature } from '../src/sources/webhook-signature.js';
-import { contractProblems, startApiServer, type ApiServer } from './support/api-server.js';
+import { contractProblems, startApiServer, type ApiAnswer, type ApiServer } from './support/api-server.js';
 import { runCairn } from './support/cairn-process.js';
 import { startGitServer, type GitServer, type GitWorkingCopy } from './support/git-server.js';
 
@@ -25,11 +25,11 @@ let sourceId = '';
 let webhookSecret = '';
 const commits: string[] = [];
 
-const call = (method: string, path: string, body?: unknown): ReturnType<ApiServer['call']> => api.call(method, path, { token, ...(body !== undefined ? { body } : {}) });
+const call = (method: string, path: string, body?: unknown): Promise<ApiAnswer> => api.call(method, path, { token, ...(body !== undefined ? { body } : {}) });
 const source = async (): Promise<any> => (await call('GET', `/api/v1/sources/${sourceId}`)).body;
 const untilSource = (done: (s: any) => boolean): Promise<any> => api.until(`/api/v1/sources/${sourceId}`, token, done, 30_000);
 const servers = async (): Promise<any[]> => (await call('GET', '/api/v1/servers')).body.items;
-const push = (body: string, headers: Record<string, string>): ReturnType<ApiServer['call']> =>
+const push = (body: string, headers: Record<string, string>): Promise<ApiAnswer> =>
   api.call('POST', `/api/v1/sources/${sourceId}/webhook`, { raw: { contentType: 'application/json', text: body }, headers });
 
 beforeAll(async () => {
