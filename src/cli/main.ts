@@ -13,6 +13,7 @@ import { registerKeysCommand } from './commands/keys.js';
 import { registerPlanCommand } from './commands/plan.js';
 import { registerSandboxCloudCommand } from './commands/sandbox-cloud.js';
 import { registerServeCommand } from './commands/serve.js';
+import { registerSourcesCommand } from './commands/sources.js';
 import { registerUsersCommand } from './commands/users.js';
 import { registerValidateCommand } from './commands/validate.js';
 
@@ -32,6 +33,7 @@ export function buildProgram(): Command {
     registerSandboxCloudCommand,
     registerUsersCommand,
     registerKeysCommand,
+    registerSourcesCommand,
   ]) {
     register(program);
   }

@@ -8,7 +8,7 @@
 import { randomBytes } from 'node:crypto';
 import { Router, type Request } from 'express';
 import { NotFoundError, UnauthorizedError } from '../../model/errors.js';
-import { gitOwner } from '../../store/sources.js';
+import { removeSource } from '../../sources/source-removal.js';
 import { verifyWebhook } from '../../sources/webhook-signature.js';
 import { allowed } from '../authentication.js';
 import type { ApiDeps } from '../deps.js';
@@ -88,14 +88,7 @@ export function sourceRoutes(deps: ApiDeps): Router {
   router.delete('/sources/:id', (req, res) => {
     const principal = allowed(res, 'write');
     const current = store.sources.getInTenant(principal.tenant, pathId(req));
-    store.transaction(() => {
-      const owner = gitOwner(current.id);
-      const owned = store.resources.list({ tenant: current.tenant, source: owner }).filter((r) => r.deletionTimestamp === null);
-      if (current.prune && owned.length > 0) store.resources.requestDeletion(current.tenant, owner, owned);
-      // Resources left behind (or still being deleted) become the API's, so someone may manage them.
-      store.resources.reassignOwner(owner, 'api');
-      store.sources.remove(current.id);
-    });
+    removeSource(store, current);
     deps.afterWrite();
     res.status(204).end();
   });
