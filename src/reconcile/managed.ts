@@ -48,6 +48,8 @@ export interface StepResult {
   usable?: boolean;
   /** Look again after this long (default: the poll interval). */
   requeueAfterMs?: number;
+  /** Drift found and left alone (self-heal is off): reported in the Synced condition. */
+  driftReported?: string;
 }
 
 export interface ManagedAdapter<K extends Kind, D, O extends { id: string }> {
@@ -209,6 +211,10 @@ async function settle<K extends Kind, D, O extends { id: string }>(
   if (step !== null) {
     if (step.usable) draft.markReady(capitalise(draft.status.phase), step.message);
     else draft.markProgressing(capitalise(draft.status.phase), step.message);
+    if (step.driftReported !== undefined) {
+      draft.setCondition('Synced', 'False', REASON_DRIFT, step.driftReported);
+      return { requeueAfterMs: ctx.resyncMs(r.kind) };
+    }
     return { requeueAfterMs: step.requeueAfterMs ?? ctx.pollMs };
   }
   draft.markReady(REASON_AVAILABLE, `${r.kind.toLowerCase()} is ${progress.phase}`);

@@ -8,7 +8,7 @@ import type { StoredResource } from '../model/resource.js';
 import type { ReconcileContext, ReconcileResult } from './context.js';
 import { findDependency, requireReady } from './dependencies.js';
 import { doing } from './errors.js';
-import { reconcileManaged, type ManagedAdapter, type Progress, type StepResult } from './managed.js';
+import { reconcileManaged, REASON_DRIFT, type ManagedAdapter, type Progress, type StepResult } from './managed.js';
 import { serverActionStep } from './server-actions.js';
 import type { StatusDraft } from './status-draft.js';
 
@@ -58,6 +58,18 @@ const serverAdapter: ManagedAdapter<'Server', ServerDesired, ServerObserved> = {
     const driver = (): Promise<CloudDriver> => ctx.drivers.cloudFor(findDependency(ctx, r, 'Provider', r.spec.provider));
     const wanted = r.spec.state ?? 'running';
     let current = observed;
+    // Settled at this generation in the wanted power state, and now in the other: changed outside cairn.
+    const drifted = (observed.status === 'running' || observed.status === 'stopped') && observed.status !== wanted &&
+      r.status.observedGeneration === r.generation && r.status.phase === wanted;
+    if (drifted) {
+      const change = `power: ${observed.status === 'stopped' ? 'off' : 'on'} → ${wanted === 'stopped' ? 'off' : 'on'}`;
+      if (r.annotations['cairn.dev/self-heal'] === 'false') {
+        const message = `changed outside cairn: ${change} (self-heal is off)`;
+        draft.setPhase(observed.status);
+        return { message: `server is ${observed.status}`, usable: true, requeueAfterMs: ctx.resyncMs('Server'), driftReported: message };
+      }
+      ctx.record(r, 'Warning', REASON_DRIFT, `changed outside cairn: ${change}; putting it back`);
+    }
     if (observed.status !== wanted) {
       const action = wanted === 'stopped' ? 'power_off' : 'power_on';
       const cloud = await driver();
