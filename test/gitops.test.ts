@@ -3,9 +3,13 @@
  * node server on loopback), commits made with the git CLI. Commit → converge; an invalid
  * manifest → nothing applied, every error on the source, the previous revision in force; fix →
  * converge; delete a file → pruned; suspend → nothing applied until resumed; a resource the API
- * owns → a conflict on both sides; a webhook with a bad signature → 401 and nothing triggered.
+ * owns → a conflict on both sides; a webhook with a bad signature → 401 and nothing triggered;
+ * `cairn plan --server --source` shows a pull request's deleted files as deletions.
  */
 /* eslint-disable @typescript-eslint/no-explicit-any, @typescript-eslint/no-unsafe-call, @typescript-eslint/no-unsafe-return -- answers are JSON checked by assertions and by the OpenAPI document */
+import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { githubSignature } from '../src/sources/webhook-signature.js';
 import { contractProblems, startApiServer, type ApiAnswer, type ApiServer } from './support/api-server.js';
@@ -155,12 +159,68 @@ describe('a git source', () => {
     expect(kept).toMatchObject({ source: 'api', size: 'small' });
   });
 
-  it('answered every request as the OpenAPI document says', () => {
-    expect(contractProblems).toEqual([]);
-  });
 });
 
 async function runGit(): Promise<{ head: string }> {
   const { git } = await import('./support/git-server.js');
   return { head: git(`${gitServer.root}/work/infra`, ['rev-parse', 'HEAD']) };
 }
+
+describe('cairn plan --server for a pull request', () => {
+  let ciToken = '';
+  let checkout = '';
+
+  beforeAll(async () => {
+    const created = await call('POST', '/api/v1/tokens', { name: 'ci', role: 'viewer', expires_in_days: 1 });
+    ciToken = created.body.token;
+    // The pull request's files: the repository's deploy directory, without the conflicting claim.
+    checkout = mkdtempSync(join(tmpdir(), 'cairn-pr-'));
+    cpSync(join(gitServer.root, 'work', 'infra', 'deploy'), checkout, { recursive: true });
+    rmSync(join(checkout, 'api-made.yaml'));
+  });
+  afterAll(() => rmSync(checkout, { recursive: true, force: true }));
+
+  const plan = (...extra: string[]): ReturnType<typeof runCairn> =>
+    runCairn(['plan', '--server', api.base, '-f', checkout, '--source', 'infra', '--detailed-exitcode', ...extra], { env: { CAIRN_TOKEN: ciToken } });
+
+  it('shows no changes for the files in force (exit 0)', async () => {
+    const result = await plan();
+    expect(result.stderr).toBe('');
+    expect(result.code).toBe(0);
+    expect(result.stdout).toMatch(/No changes/);
+  });
+
+  it('shows a file the pull request deletes as a deletion, and an edit as an update, in Markdown (exit 2)', async () => {
+    rmSync(join(checkout, 'web-5.yaml'));
+    writeFileSync(join(checkout, 'web-3.yaml'), readFileSync(join(checkout, 'web-3.yaml'), 'utf8').replace('size: small', 'size: large'));
+    const result = await plan('-o', 'markdown');
+    expect(result.code, result.stderr).toBe(2);
+    expect(result.stdout).toMatch(/^#+ /m);
+    expect(result.stdout).toContain('**Plan: 0 to create, 1 to update, 0 to replace, 1 to delete.**');
+    expect(result.stdout).toContain('| - delete | Server | default | web-5 | (deleted) |');
+    expect(result.stdout).toContain('| ~ update | Server | default | web-3 | spec.size |');
+  });
+
+  it('fails on an invalid manifest with file:line, before asking the server (exit 1)', async () => {
+    writeFileSync(join(checkout, 'broken.yaml'), `${server('web-9')}  state: sideways\n`);
+    const result = await plan('-o', 'markdown');
+    expect(result.code).toBe(1);
+    expect(result.stderr).toMatch(/broken\.yaml:\d+:\d+ Server\/web-9 spec\.state: /);
+    rmSync(join(checkout, 'broken.yaml'));
+  });
+
+  it('says what is wrong with an unknown source or a bad token', async () => {
+    const unknown = await runCairn(['plan', '--server', api.base, '--token', ciToken, '-f', checkout, '--source', 'nope']);
+    expect(unknown.code).toBe(1);
+    expect(unknown.stderr).toMatch(/answered 422: source: no source named nope/);
+    const forged = await runCairn(['plan', '--server', api.base, '--token', 'not-a-token', '-f', checkout]);
+    expect(forged.code).toBe(1);
+    expect(forged.stderr).toMatch(/answered 401/);
+  });
+});
+
+describe('every answer', () => {
+  it('answered every request as the OpenAPI document says', () => {
+    expect(contractProblems).toEqual([]);
+  });
+});

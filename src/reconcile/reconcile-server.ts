@@ -8,7 +8,7 @@ import type { StoredResource } from '../model/resource.js';
 import type { ReconcileContext, ReconcileResult } from './context.js';
 import { findDependency, requireReady } from './dependencies.js';
 import { doing } from './errors.js';
-import { reconcileManaged, REASON_DRIFT, type ManagedAdapter, type Progress, type StepResult } from './managed.js';
+import { observeManagedDrift, reconcileManaged, REASON_DRIFT, type ManagedAdapter, type Progress, type StepResult } from './managed.js';
 import { serverActionStep } from './server-actions.js';
 import type { StatusDraft } from './status-draft.js';
 
@@ -59,10 +59,9 @@ const serverAdapter: ManagedAdapter<'Server', ServerDesired, ServerObserved> = {
     const wanted = r.spec.state ?? 'running';
     let current = observed;
     // Settled at this generation in the wanted power state, and now in the other: changed outside cairn.
-    const drifted = (observed.status === 'running' || observed.status === 'stopped') && observed.status !== wanted &&
-      r.status.observedGeneration === r.generation && r.status.phase === wanted;
-    if (drifted) {
-      const change = `power: ${observed.status === 'stopped' ? 'off' : 'on'} → ${wanted === 'stopped' ? 'off' : 'on'}`;
+    const drifted = r.status.phase === wanted ? powerDrift(r, observed) : [];
+    if (drifted.length > 0) {
+      const change = drifted.join('; ');
       if (r.annotations['cairn.dev/self-heal'] === 'false') {
         const message = `changed outside cairn: ${change} (self-heal is off)`;
         draft.setPhase(observed.status);
@@ -82,10 +81,27 @@ const serverAdapter: ManagedAdapter<'Server', ServerDesired, ServerObserved> = {
     return serverActionStep(ctx, r, current, draft, driver);
   },
 
+  observedDrift(r, observed) {
+    return powerDrift(r, observed);
+  },
+
   onRemoved(ctx, r) {
     ctx.store.actions.failOpen(r.uid, `Server/${r.name} was deleted`);
   },
 };
+
+/** A settled server whose power is not what its converged spec wants, as `power: before → after`. */
+function powerDrift(r: StoredResource<'Server'>, observed: ServerObserved): string[] {
+  const wanted = r.spec.state ?? 'running';
+  const settled = observed.status === 'running' || observed.status === 'stopped';
+  if (!settled || observed.status === wanted || r.status.observedGeneration !== r.generation) return [];
+  return [`power: ${observed.status === 'stopped' ? 'off' : 'on'} → ${wanted === 'stopped' ? 'off' : 'on'}`];
+}
+
+/** What changed at the vendor behind cairn's back, without changing anything. */
+export function observeServerDrift(ctx: ReconcileContext, r: StoredResource<'Server'>): Promise<string[]> {
+  return observeManagedDrift(ctx, r, serverAdapter);
+}
 
 export function reconcileServer(ctx: ReconcileContext, r: StoredResource<'Server'>, draft: StatusDraft): Promise<ReconcileResult> {
   return reconcileManaged(ctx, r, draft, serverAdapter);

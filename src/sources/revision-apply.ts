@@ -9,11 +9,11 @@ import { jsonEqual } from '../model/canonical-json.js';
 import { ConflictError } from '../model/errors.js';
 import { formatManifestError } from '../model/manifest-error.js';
 import { loadManifestSources, type ManifestSource } from '../model/manifest-loader.js';
-import { displayName, resourceKey, type AnyManifest, type AnyStoredResource } from '../model/resource.js';
+import { displayName, resourceKey, REVISION_ANNOTATION, type AnyManifest, type AnyStoredResource } from '../model/resource.js';
 import type { SourceConflict } from '../store/sources.js';
 import type { Store } from '../store/store.js';
 
-export const REVISION_ANNOTATION = 'cairn.dev/revision';
+export { REVISION_ANNOTATION };
 
 export interface RevisionInput {
   tenant: string;
