@@ -1,7 +1,8 @@
 /**
  * @module `cairn serve`: the long-running control plane on embedded defaults — reconciles the
- * data dir (waiting for the lease if another process holds it) and serves the REST API,
- * health and metrics.
+ * data dir (waiting for the lease if another process holds it), syncs its git sources and the
+ * directories given with `--watch` while it holds the lease, and serves the REST API, health
+ * and metrics.
  */
 import { statSync } from 'node:fs';
 import type { Server } from 'node:http';
