@@ -77,7 +77,7 @@ export class DirectoryWatch {
       const pruned = outcome.pruned.length > 0 ? `, pruned ${outcome.pruned.join(', ')}` : '';
       this.report(`revision ${revision} applied: ${outcome.resources} resources (${outcome.created} created, ${outcome.updated} updated${pruned})`);
       this.options.afterWrite?.();
-    } else {
+    } else if (outcome.status !== 'stale') {
       this.report(`revision ${revision} rejected, nothing applied; the last good revision stays in force:\n${outcome.errors.join('\n')}`);
     }
     return outcome;

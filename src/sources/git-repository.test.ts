@@ -64,4 +64,15 @@ describe('GitRepository', () => {
     await expect(new GitRepository(join(cache, 'p2')).fetch(secret.url, 'main', { type: 'basic', username: 'ci', password: 'wrong' })).rejects.toThrow(/refused the source's credentials/);
     expect(await new GitRepository(join(cache, 'p3')).fetch(secret.url, 'main', { type: 'basic', username: 'ci', password: 'pa55' })).toMatch(/^[0-9a-f]{40}$/);
   });
+
+  it('sends a token as GitHub and GitLab take it over HTTPS (as the password of x-access-token)', async () => {
+    const tokenServer = await startGitServer({ basicAuth: { username: 'x-access-token', password: 'ghp_token123' } });
+    try {
+      const repository = tokenServer.createRepository('tok', { 'x.yaml': 'x: 1\n' });
+      expect(await new GitRepository(join(cache, 't1')).fetch(repository.url, 'main', { type: 'token', token: 'ghp_token123' })).toMatch(/^[0-9a-f]{40}$/);
+      await expect(new GitRepository(join(cache, 't2')).fetch(repository.url, 'main', { type: 'token', token: 'wrong' })).rejects.toThrow(/refused the source's credentials/);
+    } finally {
+      await tokenServer.stop();
+    }
+  });
 });

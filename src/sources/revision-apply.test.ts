@@ -81,4 +81,12 @@ describe('applyRevision', () => {
     expect(prune.status === 'conflict' && prune.errors[0]).toMatch(/Server\/a is still used by App\/shop/);
     expect(names()).toContain('Server/a');
   });
+
+  it('writes nothing when the source went stale while the revision was fetched', () => {
+    const before = store.resources.revision();
+    const outcome = applyRevision(store, { tenant: 'default', owner, revision: 'r1', prune: true, files: [{ file: 'p.yaml', text: provider }], staleBecause: () => 'the source was deleted meanwhile' });
+    expect(outcome).toEqual({ status: 'stale', reason: 'the source was deleted meanwhile' });
+    expect(store.resources.revision()).toBe(before);
+    expect(names()).toEqual([]);
+  });
 });

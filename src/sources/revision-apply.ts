@@ -23,12 +23,18 @@ export interface RevisionInput {
   revision: string;
   files: readonly ManifestSource[];
   prune: boolean;
+  /**
+   * Checked inside the write transaction: why this revision may no longer be written (its source
+   * was deleted or changed meanwhile), or undefined to go on.
+   */
+  staleBecause?: () => string | undefined;
 }
 
 export type RevisionOutcome =
   | { status: 'applied'; created: number; updated: number; unchanged: number; pruned: string[]; orphans: string[]; resources: number }
   | { status: 'invalid'; errors: string[] }
-  | { status: 'conflict'; errors: string[]; conflicts: SourceConflict[] };
+  | { status: 'conflict'; errors: string[]; conflicts: SourceConflict[] }
+  | { status: 'stale'; reason: string };
 
 /** Parses and validates every file as one set; the manifests, or every error (file:line:column and why). */
 export function checkRevision(store: Store, input: Pick<RevisionInput, 'tenant' | 'owner' | 'files' | 'prune'>): { manifests: AnyManifest[] } | { errors: string[] } {
@@ -68,6 +74,8 @@ export function applyRevision(store: Store, input: RevisionInput): RevisionOutco
   const { manifests } = checked;
   try {
     return store.transaction((): RevisionOutcome => {
+      const stale = input.staleBecause?.();
+      if (stale !== undefined) return { status: 'stale', reason: stale };
       const existing = manifests.map((m) => store.resources.find(input.tenant, { kind: m.kind, namespace: m.metadata.namespace ?? 'default', name: m.metadata.name }));
       const conflicts: SourceConflict[] = [];
       existing.forEach((found) => {

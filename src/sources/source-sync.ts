@@ -22,6 +22,9 @@ export interface SyncReport {
   message: string;
 }
 
+/** What a revision came to once it was looked at under its source's current settings. */
+type SettledOutcome = Exclude<RevisionOutcome, { status: 'stale' }>;
+
 function short(commit: string | null): string {
   return commit === null ? 'none' : commit.slice(0, 12);
 }
@@ -56,7 +59,7 @@ export class SourceSyncer {
       return { sourceId: id, result: 'suspended', message };
     }
     let commit: string;
-    let outcome: RevisionOutcome;
+    let outcome: SettledOutcome;
     try {
       const repository = this.repository(source.id);
       commit = await repository.fetch(source.url, source.ref, this.store.sources.credentials(source));
@@ -66,7 +69,12 @@ export class SourceSyncer {
         return { sourceId: id, result: 'unchanged', revision: commit, message: `revision ${short(commit)} already dealt with` };
       }
       const files = await repository.manifestFiles(commit, source.path);
-      outcome = applyRevision(this.store, { tenant: source.tenant, owner: gitOwner(source.id), revision: commit, files, prune: source.prune });
+      const applied = applyRevision(this.store, {
+        tenant: source.tenant, owner: gitOwner(source.id), revision: commit, files, prune: source.prune,
+        staleBecause: () => this.staleBecause(source),
+      });
+      if (applied.status === 'stale') return { sourceId: id, result: 'gone', message: `revision ${short(commit)} not applied: ${applied.reason}` };
+      outcome = applied;
       // A conflict may clear without a new commit (the other owner lets go): try it again next time.
       if (outcome.status !== 'conflict') this.settled.set(id, key);
     } catch (error) {
@@ -78,13 +86,22 @@ export class SourceSyncer {
     return this.recordOutcome(source, commit, outcome);
   }
 
+  /** Why a revision fetched for `source` may no longer be written: the source went, was suspended or now points elsewhere. */
+  private staleBecause(source: GitSource): string | undefined {
+    const now = this.store.sources.get(source.id);
+    if (!now) return 'the source was deleted meanwhile';
+    if (now.suspended) return 'the source was suspended meanwhile';
+    if (now.url !== source.url || now.ref !== source.ref || now.path !== source.path || now.prune !== source.prune) return 'the source was changed meanwhile; it syncs again';
+    return undefined;
+  }
+
   /** Forgets what was dealt with (the source was deleted, or its settings changed elsewhere). */
   forget(id: string): void {
     this.settled.delete(id);
     this.repositories.delete(id);
   }
 
-  private recordOutcome(source: GitSource, commit: string, outcome: RevisionOutcome): SyncReport {
+  private recordOutcome(source: GitSource, commit: string, outcome: SettledOutcome): SyncReport {
     if (outcome.status === 'applied') {
       const message = describeApplied(commit, outcome);
       this.record(source, { attemptedRevision: commit, revision: commit, conditions: readyCondition(source.conditions, 'True', REASON_APPLIED, message), errors: [], orphans: outcome.orphans, conflicts: [] });
