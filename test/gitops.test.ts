@@ -77,7 +77,7 @@ describe('a git source', () => {
     expect(items.map((r) => r.metadata.annotations['cairn.dev/revision'])).toEqual([head, head]);
   });
 
-  it('answers a webhook with a bad signature 401, and it triggers nothing', async () => {
+  it('answers a webhook with a bad signature 401, and it triggers nothing (nor does a ping)', async () => {
     const next = repo.commit({ 'deploy/web-1.yaml': server('web-1', 'medium') }, 'resize web-1');
     const body = JSON.stringify({ ref: 'refs/heads/main', after: next });
     const forged = await push(body, { 'X-GitHub-Event': 'push', 'X-Hub-Signature-256': githubSignature('not-the-secret', body) });
@@ -86,6 +86,10 @@ describe('a git source', () => {
     const wrongToken = await push(body, { 'X-Gitlab-Event': 'Push Hook', 'X-Gitlab-Token': 'not-the-secret' });
     expect(wrongToken.status).toBe(401);
     expect((await push(body, {})).status).toBe(401);
+    const ping = JSON.stringify({ zen: 'Keep it logically awesome.' });
+    const pinged = await push(ping, { 'X-GitHub-Event': 'ping', 'X-Hub-Signature-256': githubSignature(webhookSecret, ping) });
+    expect(pinged.status).toBe(200);
+    expect(pinged.body).toMatchObject({ triggered: false, sender: 'github' });
     // The loop reads sync requests every 250 ms; a second later it has still not looked at the commit.
     await new Promise((resolve) => setTimeout(resolve, 1_000));
     expect((await source()).attempted_revision).toBe(commits[0]);

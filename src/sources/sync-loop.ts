@@ -6,7 +6,12 @@
  * left alone.
  */
 import type { Store } from '../store/store.js';
-import type { SourceSyncer, SyncReport } from './source-sync.js';
+import type { SyncReport } from './source-sync.js';
+
+/** What syncs one source (SourceSyncer). */
+export interface SourceSync {
+  sync(sourceId: string): Promise<SyncReport>;
+}
 
 export interface SyncLoopOptions {
   /** How often the sources table is read for new sources, settings and requests. */
@@ -24,7 +29,7 @@ export class SourceSyncLoop {
   private readonly again = new Set<string>();
   private stopped = true;
 
-  constructor(private readonly store: Store, private readonly syncer: SourceSyncer, private readonly options: SyncLoopOptions = {}) {}
+  constructor(private readonly store: Store, private readonly syncer: SourceSync, private readonly options: SyncLoopOptions = {}) {}
 
   start(): void {
     if (!this.stopped) return;
@@ -51,11 +56,17 @@ export class SourceSyncLoop {
     if (this.stopped) return;
     const now = Date.now();
     for (const source of this.store.sources.all()) {
-      const requested = this.seenRequests.get(source.id) !== source.syncRequests;
-      const lastAttempt = source.lastAttemptAt === null ? Number.NEGATIVE_INFINITY : Date.parse(source.lastAttemptAt);
+      // First seen (at start, or just added): synced once unless suspended, whatever its last attempt.
+      const seen = this.seenRequests.get(source.id);
+      const requested = seen !== undefined && seen !== source.syncRequests;
+      const lastAttempt = source.lastAttemptAt === null || seen === undefined ? Number.NEGATIVE_INFINITY : Date.parse(source.lastAttemptAt);
       if (!requested && now - lastAttempt < source.intervalSeconds * 1000) continue;
       if (this.running.has(source.id)) {
-        if (requested) this.again.add(source.id);
+        if (requested) {
+          // Requests that arrive during a sync are answered by one more sync right after it.
+          this.seenRequests.set(source.id, source.syncRequests);
+          this.again.add(source.id);
+        }
         continue;
       }
       this.seenRequests.set(source.id, source.syncRequests);
