@@ -7,7 +7,7 @@
  * `cairn plan --server --source` shows a pull request's deleted files as deletions.
  */
 /* eslint-disable @typescript-eslint/no-explicit-any, @typescript-eslint/no-unsafe-call, @typescript-eslint/no-unsafe-return -- answers are JSON checked by assertions and by the OpenAPI document */
-import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { cpSync, existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -220,6 +220,29 @@ describe('cairn plan --server for a pull request', () => {
     const forged = await runCairn(['plan', '--server', api.base, '--token', 'not-a-token', '-f', checkout]);
     expect(forged.code).toBe(1);
     expect(forged.stderr).toMatch(/answered 401/);
+  });
+});
+
+describe('deleting the source', () => {
+  it('is refused while something outside it uses what it set, and changes nothing', async () => {
+    const refused = await call('DELETE', `/api/v1/sources/${sourceId}`);
+    expect(refused.status).toBe(409);
+    expect(refused.body.detail).toMatch(/Provider\/sandbox is still used by Server\/api-made/);
+    expect((await call('GET', `/api/v1/sources/${sourceId}`)).status).toBe(200);
+  });
+
+  it('deletes what it set (prune is on) and drops its repository cache', async () => {
+    const apiMade = (await servers()).find((s) => s.name === 'api-made');
+    expect((await call('DELETE', `/api/v1/servers/${apiMade.id}`)).status).toBe(202);
+    await api.until('/api/v1/servers', token, (b: any) => !b.items.some((s: any) => s.name === 'api-made'), 30_000);
+    const cache = join(api.dataDir, 'sources', sourceId);
+    expect(existsSync(cache)).toBe(true);
+    expect((await call('DELETE', `/api/v1/sources/${sourceId}`)).status).toBe(204);
+    expect((await call('GET', `/api/v1/sources/${sourceId}`)).status).toBe(404);
+    await api.until('/api/v1/servers', token, (b: any) => b.items.length === 0, 30_000);
+    await api.until('/api/v1/providers', token, (b: any) => b.items.length === 0, 30_000);
+    for (let i = 0; i < 300 && existsSync(cache); i++) await new Promise((resolve) => setTimeout(resolve, 20));
+    expect(existsSync(cache)).toBe(false);
   });
 });
 

@@ -5,6 +5,7 @@
  * good revision stays in force. A commit already dealt with under the same settings is not
  * applied again.
  */
+import { rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { displayName } from '../model/resource.js';
 import { gitOwner, type GitSource, type SyncRecord } from '../store/sources.js';
@@ -50,7 +51,7 @@ export class SourceSyncer {
   async sync(id: string): Promise<SyncReport> {
     const source = this.store.sources.get(id);
     if (!source) {
-      this.forget(id);
+      await this.forget(id);
       return { sourceId: id, result: 'gone', message: 'the source was deleted' };
     }
     if (source.suspended) {
@@ -95,10 +96,15 @@ export class SourceSyncer {
     return undefined;
   }
 
-  /** Forgets what was dealt with (the source was deleted, or its settings changed elsewhere). */
-  forget(id: string): void {
+  /** Forgets a deleted source: what was dealt with, and its repository cache on disk. */
+  async forget(id: string): Promise<void> {
     this.settled.delete(id);
     this.repositories.delete(id);
+    await rm(this.cacheDir(id), { recursive: true, force: true });
+  }
+
+  private cacheDir(id: string): string {
+    return join(this.dataDir, 'sources', id);
   }
 
   private recordOutcome(source: GitSource, commit: string, outcome: SettledOutcome): SyncReport {
@@ -135,7 +141,7 @@ export class SourceSyncer {
   private repository(id: string): GitRepository {
     let repository = this.repositories.get(id);
     if (!repository) {
-      repository = new GitRepository(join(this.dataDir, 'sources', id));
+      repository = new GitRepository(this.cacheDir(id));
       this.repositories.set(id, repository);
     }
     return repository;

@@ -11,6 +11,8 @@ import type { SyncReport } from './source-sync.js';
 /** What syncs one source (SourceSyncer). */
 export interface SourceSync {
   sync(sourceId: string): Promise<SyncReport>;
+  /** The source was deleted: drop what was kept for it (its repository cache). */
+  forget?(sourceId: string): Promise<void>;
 }
 
 export interface SyncLoopOptions {
@@ -55,7 +57,14 @@ export class SourceSyncLoop {
   scan(): void {
     if (this.stopped) return;
     const now = Date.now();
-    for (const source of this.store.sources.all()) {
+    const sources = this.store.sources.all();
+    const present = new Set(sources.map((s) => s.id));
+    for (const id of this.seenRequests.keys()) {
+      if (present.has(id) || this.running.has(id)) continue;
+      this.seenRequests.delete(id);
+      void this.syncer.forget?.(id).catch((error: unknown) => this.options.onError?.(id, error));
+    }
+    for (const source of sources) {
       // First seen (at start, or just added): synced once unless suspended, whatever its last attempt.
       const seen = this.seenRequests.get(source.id);
       const requested = seen !== undefined && seen !== source.syncRequests;
