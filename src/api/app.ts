@@ -25,6 +25,7 @@ import { eventRoutes } from './routes/event-routes.js';
 import { manifestRoutes, YAML_TYPES } from './routes/manifest-routes.js';
 import { providerRoutes } from './routes/provider-routes.js';
 import { serverRoutes } from './routes/server-routes.js';
+import { sourceRoutes, sourceWebhookRoutes } from './routes/source-routes.js';
 
 export const BODY_LIMIT = '1mb';
 export const API_PREFIXES = ['/api/v1', '/v1'] as const;
@@ -61,6 +62,7 @@ function v1Router(options: ApiAppOptions): Router {
     res.json(openApiDocument());
   });
   router.use(signInRoutes(options.auth));
+  router.use(sourceWebhookRoutes(options));
   router.use(authenticate(options.auth));
   router.use(idempotentPosts(options.store.idempotencyKeys));
   router.use(sessionRoutes(options.auth));
@@ -71,6 +73,7 @@ function v1Router(options: ApiAppOptions): Router {
   router.use(deployRoutes(options, catalogs));
   router.use(manifestRoutes(options));
   router.use(eventRoutes(options));
+  router.use(sourceRoutes(options));
   router.use(notFoundHandler);
   return router;
 }
@@ -90,7 +93,13 @@ export function createApiApp(options: ApiAppOptions): Express {
     res.json(options.auth.jwks());
   });
   app.use(requireKnownBodyType);
-  app.use(express.json({ limit: BODY_LIMIT, type: ['application/json', 'application/*+json'], strict: false }));
+  app.use(express.json({
+    limit: BODY_LIMIT, type: ['application/json', 'application/*+json'], strict: false,
+    // Webhooks are verified against the exact bytes their sender signed.
+    verify: (req, _res, buffer) => {
+      if (req.url?.endsWith('/webhook')) (req as { rawBody?: Buffer }).rawBody = buffer;
+    },
+  }));
   app.use(express.text({ limit: BODY_LIMIT, type: YAML_TYPES }));
   app.use(yamlOnlyForManifests);
   const v1 = v1Router(options);

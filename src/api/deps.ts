@@ -13,4 +13,6 @@ export interface ApiDeps {
   drivers: DriverPool;
   /** Called after each write of desired state (the in-process reconciler reads its feed now). */
   afterWrite: () => void;
+  /** Asks for a git source's sync now (in-process sync loop); without it the request is only recorded for the loop's next scan. */
+  requestSourceSync?: (sourceId: string) => void;
 }

@@ -1,9 +1,10 @@
 /**
  * @module The reconcile loop's knobs as the environment sets them (for tests, benchmarks and
- * operators): CAIRN_WORKERS, CAIRN_PER_PROVIDER, CAIRN_POLL_MS, CAIRN_RESYNC_MS,
- * CAIRN_VENDOR_TIMEOUT_MS.
+ * operators): CAIRN_WORKERS, CAIRN_PER_PROVIDER, CAIRN_POLL_MS, CAIRN_RESYNC_MS (and per kind
+ * CAIRN_RESYNC_MS_PROVIDER, _SERVER, _DATABASE, _APP, which win over it), CAIRN_VENDOR_TIMEOUT_MS.
  */
 import type { ControllerOptions } from '../reconcile/controller.js';
+import { KINDS, type Kind } from '../model/kinds.js';
 
 function positive(env: NodeJS.ProcessEnv, name: string): number | undefined {
   const raw = env[name];
@@ -15,12 +16,17 @@ function positive(env: NodeJS.ProcessEnv, name: string): number | undefined {
 
 export function controllerOptionsFromEnv(dataDir: string, env: NodeJS.ProcessEnv = process.env): ControllerOptions {
   const resync = positive(env, 'CAIRN_RESYNC_MS');
+  const resyncMs: Partial<Record<Kind, number>> = {};
+  for (const kind of KINDS) {
+    const value = positive(env, `CAIRN_RESYNC_MS_${kind.toUpperCase()}`) ?? resync;
+    if (value !== undefined) resyncMs[kind] = value;
+  }
   return {
     dataDir,
     workers: positive(env, 'CAIRN_WORKERS'),
     perProvider: positive(env, 'CAIRN_PER_PROVIDER'),
     pollMs: positive(env, 'CAIRN_POLL_MS'),
     requestTimeoutMs: positive(env, 'CAIRN_VENDOR_TIMEOUT_MS'),
-    resyncMs: resync === undefined ? undefined : { Provider: resync, Server: resync, Database: resync, App: resync },
+    resyncMs: Object.keys(resyncMs).length === 0 ? undefined : resyncMs,
   };
 }

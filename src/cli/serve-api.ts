@@ -25,7 +25,7 @@ export async function buildApi(
   store: Store,
   dataDir: string,
   controllerOptions: ControllerOptions,
-  hooks: { readiness: ReadinessProbe; controller: () => Controller },
+  hooks: { readiness: ReadinessProbe; controller: () => Controller; requestSourceSync?: (sourceId: string) => void },
 ): Promise<ServedApi> {
   const logger = createLogger({ level: logLevelFromEnv() });
   const metrics = createMetricsRegistry();
@@ -43,6 +43,7 @@ export async function buildApi(
     store, auth, drivers, logger, metrics,
     readiness: hooks.readiness,
     afterWrite: () => hooks.controller().readFeed(),
+    ...(hooks.requestSourceSync ? { requestSourceSync: hooks.requestSourceSync } : {}),
   });
   if (!auth.hasUsers()) {
     console.log(`no users yet: add the first one with  cairn users add --email you@example.com --role owner --data-dir ${dataDir}`);

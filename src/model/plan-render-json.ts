@@ -2,7 +2,7 @@
  * @module A plan as JSON in API.md's shape (snake_case, `format_version`), for `cairn plan -o json`
  * and the REST API's dry run. Absent values become null; sensitive ones stay masked.
  */
-import type { FieldDiff, Plan, PlanAction, PlannedChange, PlanSummary } from './plan.js';
+import { PLAN_FORMAT_VERSION, type FieldDiff, type Plan, type PlanAction, type PlannedChange, type PlanSummary } from './plan.js';
 import { SENSITIVE_MASK } from './plan-diff.js';
 import type { Kind } from './kinds.js';
 
@@ -70,4 +70,21 @@ function diffToApiJson(diff: FieldDiff): FieldDiffApiJson {
 function jsonValue(value: unknown, sensitive: boolean): unknown {
   if (value === undefined) return null;
   return sensitive ? SENSITIVE_MASK : value;
+}
+
+/** A plan read back from the API's JSON (a remote dry run), for rendering as text or Markdown. */
+export function planFromApiJson(json: Omit<PlanApiJson, 'format_version'> & { format_version?: string }): Plan {
+  return {
+    formatVersion: PLAN_FORMAT_VERSION,
+    changes: json.changes.map((c) => ({
+      action: c.action,
+      kind: c.kind,
+      namespace: c.namespace,
+      name: c.name,
+      ...(c.uid === undefined ? {} : { uid: c.uid }),
+      diff: c.diff.map((d) => ({ path: d.path, before: d.before ?? undefined, after: d.after ?? undefined, forcesReplacement: d.forces_replacement, sensitive: d.sensitive })),
+      replacementReasons: [...c.replacement_reasons],
+    })),
+    summary: { ...json.summary },
+  };
 }

@@ -89,6 +89,9 @@ export function displayName(r: { kind: Kind; namespace?: string; name: string })
   return ns === 'default' ? `${r.kind}/${r.name}` : `${r.kind}/${ns}/${r.name}`;
 }
 
+/** The annotation a source stamps on each resource: the revision (commit) that last set it. */
+export const REVISION_ANNOTATION = 'cairn.dev/revision';
+
 export const DEFAULT_NAMESPACE = 'default';
 export const DEFAULT_TENANT = 'default';
 

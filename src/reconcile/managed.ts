@@ -7,12 +7,12 @@
  */
 import type { ExternalClient } from '../drivers/contract.js';
 import { REPLACEMENT_FIELDS, type Kind, type SpecByKind } from '../model/kinds.js';
-import type { StoredResource } from '../model/resource.js';
+import type { AnyStoredResource, StoredResource } from '../model/resource.js';
 import type { ReconcileContext, ReconcileResult } from './context.js';
 import { requireNoDependents } from './dependencies.js';
 import { doing } from './errors.js';
 import { idempotencyKey } from './idempotency.js';
-import type { StatusDraft } from './status-draft.js';
+import { StatusDraft } from './status-draft.js';
 
 export const REASON_CREATING = 'Creating';
 export const REASON_CREATED = 'Created';
@@ -48,6 +48,8 @@ export interface StepResult {
   usable?: boolean;
   /** Look again after this long (default: the poll interval). */
   requeueAfterMs?: number;
+  /** Drift found and left alone (self-heal is off): reported in the Synced condition. */
+  driftReported?: string;
 }
 
 export interface ManagedAdapter<K extends Kind, D, O extends { id: string }> {
@@ -62,6 +64,8 @@ export interface ManagedAdapter<K extends Kind, D, O extends { id: string }> {
   progress(r: StoredResource<K>, observed: O): Progress;
   endpoints(observed: O): Record<string, string | number | null>;
   details(observed: O): Record<string, unknown>;
+  /** Differences `drift` does not cover that `afterSync` puts back (a server's power), as `field: before → after`. */
+  observedDrift?(r: StoredResource<K>, observed: O): string[];
   /** The next step once in sync (power, an action, a backup); null when nothing is left to do. */
   afterSync?(ctx: ReconcileContext, r: StoredResource<K>, observed: O, draft: StatusDraft): Promise<StepResult | null>;
   /** When to look again at the latest once converged (e.g. the next scheduled backup), in ms from now. */
@@ -85,6 +89,25 @@ export interface ManagedAdapter<K extends Kind, D, O extends { id: string }> {
   beforeDelete?(ctx: ReconcileContext, r: StoredResource<K>, observed: O, draft: StatusDraft): Promise<StepResult | null>;
   /** The resource is about to leave cairn for good: drop what cairn kept for it (passwords, unfinished records). */
   onRemoved?(ctx: ReconcileContext, r: StoredResource<K>): void;
+}
+
+/**
+ * What differs at the vendor from what cairn last converged, looked at without changing anything
+ * (`cairn plan --refresh`): the vendor's resource gone, or fields changed behind cairn's back.
+ */
+export async function observeManagedDrift<K extends Kind, D, O extends { id: string }>(
+  ctx: ReconcileContext,
+  r: StoredResource<K>,
+  adapter: ManagedAdapter<K, D, O>,
+): Promise<string[]> {
+  const externalId = r.status.externalId;
+  if (r.deletionTimestamp !== null || !externalId) return [];
+  const conn = await adapter.connect(ctx, r, r.spec, 'delete');
+  const key = idempotencyKey(r.uid, r.status.incarnation ?? 0);
+  const observed = await doing('observe', () => conn.client.observe({ key, externalId }));
+  if (observed === null) return [`${r.kind} ${externalId} no longer exists at ${conn.vendor}`];
+  const desired = await adapter.desired(ctx, r);
+  return [...adapter.drift(ctx, r, desired, observed, new StatusDraft(r as unknown as AnyStoredResource)), ...(adapter.observedDrift?.(r, observed) ?? [])];
 }
 
 export async function reconcileManaged<K extends Kind, D, O extends { id: string }>(
@@ -209,6 +232,10 @@ async function settle<K extends Kind, D, O extends { id: string }>(
   if (step !== null) {
     if (step.usable) draft.markReady(capitalise(draft.status.phase), step.message);
     else draft.markProgressing(capitalise(draft.status.phase), step.message);
+    if (step.driftReported !== undefined) {
+      draft.setCondition('Synced', 'False', REASON_DRIFT, step.driftReported);
+      return { requeueAfterMs: ctx.resyncMs(r.kind) };
+    }
     return { requeueAfterMs: step.requeueAfterMs ?? ctx.pollMs };
   }
   draft.markReady(REASON_AVAILABLE, `${r.kind.toLowerCase()} is ${progress.phase}`);

@@ -15,7 +15,7 @@ import type { ReconcileContext, ReconcileResult } from './context.js';
 import { findDependency, REASON_WAITING_FOR_DEPENDENCY, requireReady } from './dependencies.js';
 import { storedPassword } from './database-password.js';
 import { doing, WaitError } from './errors.js';
-import { reconcileManaged, type ManagedAdapter, type Progress } from './managed.js';
+import { observeManagedDrift, reconcileManaged, type ManagedAdapter, type Progress } from './managed.js';
 import { placementOf } from './placement.js';
 import { failAction, settleStateAction } from './state-actions.js';
 import type { StatusDraft } from './status-draft.js';
@@ -140,6 +140,11 @@ const appAdapter: ManagedAdapter<'App', AppDesired, AppObserved> = {
     });
   },
 };
+
+/** What changed at the vendor behind cairn's back, without changing anything. */
+export function observeAppDrift(ctx: ReconcileContext, r: StoredResource<'App'>): Promise<string[]> {
+  return observeManagedDrift(ctx, r, appAdapter);
+}
 
 export function reconcileApp(ctx: ReconcileContext, r: StoredResource<'App'>, draft: StatusDraft): Promise<ReconcileResult> {
   return reconcileManaged(ctx, r, draft, appAdapter);

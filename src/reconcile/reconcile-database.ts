@@ -13,7 +13,7 @@ import { missingPasswordStep, restoreStep, rotationStep } from './database-actio
 import { pendingBackupStep, retentionStep, runningBackupStep, scheduledBackupStep, untilNextScheduledBackup, type DatabaseAtVendor } from './database-backups.js';
 import { forgetPasswords, passwordForCreate, storedPassword } from './database-password.js';
 import { finalBackupStep } from './final-backup.js';
-import { reconcileManaged, type ManagedAdapter, type Progress, type StepResult } from './managed.js';
+import { observeManagedDrift, reconcileManaged, type ManagedAdapter, type Progress, type StepResult } from './managed.js';
 import { placementOf } from './placement.js';
 import type { StatusDraft } from './status-draft.js';
 
@@ -122,6 +122,11 @@ const databaseAdapter: ManagedAdapter<'Database', DatabaseDesired, DatabaseObser
     });
   },
 };
+
+/** What changed at the vendor behind cairn's back, without changing anything. */
+export function observeDatabaseDrift(ctx: ReconcileContext, r: StoredResource<'Database'>): Promise<string[]> {
+  return observeManagedDrift(ctx, r, databaseAdapter);
+}
 
 export function reconcileDatabase(ctx: ReconcileContext, r: StoredResource<'Database'>, draft: StatusDraft): Promise<ReconcileResult> {
   return reconcileManaged(ctx, r, draft, databaseAdapter);

@@ -8,7 +8,7 @@ import type { StoredResource } from '../model/resource.js';
 import type { ReconcileContext, ReconcileResult } from './context.js';
 import { findDependency, requireReady } from './dependencies.js';
 import { doing } from './errors.js';
-import { reconcileManaged, type ManagedAdapter, type Progress, type StepResult } from './managed.js';
+import { observeManagedDrift, reconcileManaged, REASON_DRIFT, type ManagedAdapter, type Progress, type StepResult } from './managed.js';
 import { serverActionStep } from './server-actions.js';
 import type { StatusDraft } from './status-draft.js';
 
@@ -58,6 +58,17 @@ const serverAdapter: ManagedAdapter<'Server', ServerDesired, ServerObserved> = {
     const driver = (): Promise<CloudDriver> => ctx.drivers.cloudFor(findDependency(ctx, r, 'Provider', r.spec.provider));
     const wanted = r.spec.state ?? 'running';
     let current = observed;
+    // Settled at this generation in the wanted power state, and now in the other: changed outside cairn.
+    const drifted = r.status.phase === wanted ? powerDrift(r, observed) : [];
+    if (drifted.length > 0) {
+      const change = drifted.join('; ');
+      if (r.annotations['cairn.dev/self-heal'] === 'false') {
+        const message = `changed outside cairn: ${change} (self-heal is off)`;
+        draft.setPhase(observed.status);
+        return { message: `server is ${observed.status}`, usable: true, requeueAfterMs: ctx.resyncMs('Server'), driftReported: message };
+      }
+      ctx.record(r, 'Warning', REASON_DRIFT, `changed outside cairn: ${change}; putting it back`);
+    }
     if (observed.status !== wanted) {
       const action = wanted === 'stopped' ? 'power_off' : 'power_on';
       const cloud = await driver();
@@ -70,10 +81,27 @@ const serverAdapter: ManagedAdapter<'Server', ServerDesired, ServerObserved> = {
     return serverActionStep(ctx, r, current, draft, driver);
   },
 
+  observedDrift(r, observed) {
+    return powerDrift(r, observed);
+  },
+
   onRemoved(ctx, r) {
     ctx.store.actions.failOpen(r.uid, `Server/${r.name} was deleted`);
   },
 };
+
+/** A settled server whose power is not what its converged spec wants, as `power: before → after`. */
+function powerDrift(r: StoredResource<'Server'>, observed: ServerObserved): string[] {
+  const wanted = r.spec.state ?? 'running';
+  const settled = observed.status === 'running' || observed.status === 'stopped';
+  if (!settled || observed.status === wanted || r.status.observedGeneration !== r.generation) return [];
+  return [`power: ${observed.status === 'stopped' ? 'off' : 'on'} → ${wanted === 'stopped' ? 'off' : 'on'}`];
+}
+
+/** What changed at the vendor behind cairn's back, without changing anything. */
+export function observeServerDrift(ctx: ReconcileContext, r: StoredResource<'Server'>): Promise<string[]> {
+  return observeManagedDrift(ctx, r, serverAdapter);
+}
 
 export function reconcileServer(ctx: ReconcileContext, r: StoredResource<'Server'>, draft: StatusDraft): Promise<ReconcileResult> {
   return reconcileManaged(ctx, r, draft, serverAdapter);

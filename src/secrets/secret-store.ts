@@ -12,7 +12,9 @@ export type SecretPurpose =
   /** A private key that signs access tokens; name = its key id. Tenant `*`. */
   | 'signing-key'
   /** Credentials of a git source; name = the source's id. */
-  | 'source-credentials';
+  | 'source-credentials'
+  /** The secret that signs a git source's push webhooks; name = the source's id. */
+  | 'source-webhook';
 
 export interface SecretStore {
   /** Encrypts and stores `value`, replacing any earlier value under the same identity. */

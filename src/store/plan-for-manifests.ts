@@ -1,14 +1,20 @@
 /**
  * @module The plan of a set of manifests against the store: desired = the manifests, recorded =
  * what the data dir holds for the tenant (the default one unless named). Without prune, only the resources the
- * manifests name are considered (like `kubectl apply`); with it, the rest are deletions.
+ * manifests name are considered (like `kubectl apply`); with it, the rest are deletions — of one
+ * source's resources only when `source` is given (a pull request's plan against a git source).
+ * The revision a source stamped on a resource is its bookkeeping, not a change the files make.
  */
 import { desiredFromManifest, planChanges, recordedFromStored, type Plan } from '../model/plan.js';
-import { DEFAULT_TENANT, type AnyManifest } from '../model/resource.js';
+import { DEFAULT_TENANT, REVISION_ANNOTATION, resourceKey, type AnyManifest } from '../model/resource.js';
 import type { Store } from './store.js';
 
-export function planForManifests(store: Store, manifests: readonly AnyManifest[], options: { prune: boolean; tenant?: string }): Plan {
-  const desired = manifests.map(desiredFromManifest);
+export function planForManifests(store: Store, manifests: readonly AnyManifest[], options: { prune: boolean; tenant?: string; source?: string }): Plan {
   const recorded = store.resources.list({ tenant: options.tenant ?? DEFAULT_TENANT }).map(recordedFromStored);
-  return planChanges(desired, recorded, { prune: options.prune });
+  const stamped = new Map(recorded.flatMap((r) => (r.annotations[REVISION_ANNOTATION] === undefined ? [] : [[resourceKey(r), r.annotations[REVISION_ANNOTATION]] as const])));
+  const desired = manifests.map(desiredFromManifest).map((d) => {
+    const revision = stamped.get(resourceKey(d));
+    return revision === undefined || d.annotations[REVISION_ANNOTATION] !== undefined ? d : { ...d, annotations: { ...d.annotations, [REVISION_ANNOTATION]: revision } };
+  });
+  return planChanges(desired, recorded, { prune: options.prune, ...(options.source !== undefined ? { scope: { source: options.source } } : {}) });
 }

@@ -371,6 +371,18 @@ export class Resources {
     }));
   }
 
+  /** Hands every resource owned by `from` to `to` (resources a deleted source leaves in place). Returns how many. */
+  reassignOwner(from: string, to: string): number {
+    return this.db
+      .transaction((): number => {
+        const revision = this.nextRevision();
+        return this.sql
+          .get(`UPDATE resources SET source = ?, resource_version = ?, spec_version = ?, updated_at = ? WHERE source = ?`)
+          .run(to, revision, revision, nowIso(), from).changes;
+      })
+      .immediate();
+  }
+
   /** Removes a resource for good, once the vendor's side is gone (or orphaned). */
   remove(uid: string): void {
     this.db

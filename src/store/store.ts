@@ -18,6 +18,7 @@ import { PendingOperations } from './operations.js';
 import { Resources } from './resources.js';
 import { EncryptedSecrets } from './secrets.js';
 import { AuthSessions } from './sessions.js';
+import { GitSources } from './sources.js';
 import { SigningKeys } from './signing-keys.js';
 import { openSqlite } from './sqlite.js';
 import { Tenants } from './tenants.js';
@@ -50,6 +51,8 @@ export class Store {
   readonly apiTokens: ApiTokens;
   readonly signingKeys: SigningKeys;
   readonly auditLog: AuditLog;
+  /** Git sources: where manifests come from and what their last sync found. */
+  readonly sources: GitSources;
 
   private constructor(
     private readonly db: Database.Database,
@@ -72,6 +75,7 @@ export class Store {
     this.apiTokens = new ApiTokens(db);
     this.signingKeys = new SigningKeys(db, this.secrets);
     this.auditLog = new AuditLog(db);
+    this.sources = new GitSources(db, this.secrets);
   }
 
   static open(dataDir: string, options: StoreOptions = {}): Store {

@@ -1,7 +1,8 @@
 /**
  * @module `POST /manifests`: manifests as YAML (multi-document) or JSON `{manifests: [...]}`,
  * validated all together (422 naming each document and field; nothing applied), then applied
- * as source `api` — or, with `?dry_run=true`, only planned.
+ * as source `api` — or, with `?dry_run=true`, only planned; `&source=NAME` plans them as the whole
+ * of that git source's next revision, so that files a pull request deletes show as deletions.
  */
 import { Router } from 'express';
 import { MalformedRequestError, ValidationError, type FieldIssue } from '../../model/errors.js';
@@ -11,6 +12,7 @@ import { planToApiJson } from '../../model/plan-render-json.js';
 import type { AnyManifest } from '../../model/resource.js';
 import { validateManifest } from '../../model/schema-validator.js';
 import { planForManifests } from '../../store/plan-for-manifests.js';
+import { gitOwner } from '../../store/sources.js';
 import { allowed } from '../authentication.js';
 import type { ApiDeps } from '../deps.js';
 import { queryText } from '../pagination.js';
@@ -56,20 +58,29 @@ export function manifestRoutes(deps: ApiDeps): Router {
   const { store } = deps;
 
   router.post('/manifests', (req, res) => {
-    const principal = allowed(res, 'write');
     const dryRun = queryText(req, 'dry_run');
     if (dryRun !== undefined && dryRun !== 'true' && dryRun !== 'false') {
       throw new ValidationError('dry_run must be true or false', [{ pointer: '/dry_run', message: 'must be true or false' }]);
     }
+    // A dry run changes nothing: a viewer's token (CI planning a pull request) may ask for it.
+    const principal = allowed(res, dryRun === 'true' ? 'read' : 'write');
     const isYaml = req.is(YAML_TYPES) !== false && req.is(YAML_TYPES) !== null;
     if (!isYaml && req.body === undefined) throw new MalformedRequestError('send manifests as application/yaml or as JSON {"manifests": [...]}');
     const known = (kind: AnyManifest['kind'], namespace: string, name: string): boolean => {
       const found = store.resources.find(principal.tenant, { kind, namespace, name });
       return found !== undefined && found.deletionTimestamp === null;
     };
+    const sourceName = queryText(req, 'source');
+    if (sourceName !== undefined && dryRun !== 'true') {
+      throw new ValidationError('source is only for a dry run: git sources apply their own manifests', [{ pointer: '/source', message: 'needs dry_run=true' }]);
+    }
+    const source = sourceName === undefined ? undefined : store.sources.findByName(principal.tenant, sourceName);
+    if (sourceName !== undefined && !source) throw new ValidationError(`source: no source named ${sourceName}`, [{ pointer: '/source', message: `no source named ${sourceName}` }]);
     const manifests = manifestsOf(req.body, isYaml, known);
     if (dryRun === 'true') {
-      const { format_version: _version, ...plan } = planToApiJson(planForManifests(store, manifests, { prune: false, tenant: principal.tenant }));
+      // Against a source, the files are that source's whole revision: what they no longer name is deleted.
+      const options = source ? { prune: true, tenant: principal.tenant, source: gitOwner(source.id) } : { prune: false, tenant: principal.tenant };
+      const { format_version: _version, ...plan } = planToApiJson(planForManifests(store, manifests, options));
       res.json(plan);
       return;
     }

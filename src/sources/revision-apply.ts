@@ -1,0 +1,114 @@
+/**
+ * @module One revision of a source's manifests (a git commit, a directory's contents) applied all
+ * or nothing: every file is parsed and validated first; any error, or a resource another owner
+ * holds, rejects the whole revision and nothing is written. A valid revision is written in one
+ * transaction: each resource carries the revision that last set it (`cairn.dev/revision`), and
+ * resources whose manifests are gone are deleted (prune) or reported as orphans.
+ */
+import { jsonEqual } from '../model/canonical-json.js';
+import { ConflictError } from '../model/errors.js';
+import { formatManifestError } from '../model/manifest-error.js';
+import { loadManifestSources, type ManifestSource } from '../model/manifest-loader.js';
+import { displayName, resourceKey, REVISION_ANNOTATION, type AnyManifest, type AnyStoredResource } from '../model/resource.js';
+import type { SourceConflict } from '../store/sources.js';
+import type { Store } from '../store/store.js';
+
+export { REVISION_ANNOTATION };
+
+export interface RevisionInput {
+  tenant: string;
+  /** The owner the resources are written as: `git:<id>`, `dir:<path>`. */
+  owner: string;
+  /** What identifies this revision (a commit id, a content digest). */
+  revision: string;
+  files: readonly ManifestSource[];
+  prune: boolean;
+  /**
+   * Checked inside the write transaction: why this revision may no longer be written (its source
+   * was deleted or changed meanwhile), or undefined to go on.
+   */
+  staleBecause?: () => string | undefined;
+}
+
+export type RevisionOutcome =
+  | { status: 'applied'; created: number; updated: number; unchanged: number; pruned: string[]; orphans: string[]; resources: number }
+  | { status: 'invalid'; errors: string[] }
+  | { status: 'conflict'; errors: string[]; conflicts: SourceConflict[] }
+  | { status: 'stale'; reason: string };
+
+/** Parses and validates every file as one set; the manifests, or every error (file:line:column and why). */
+export function checkRevision(store: Store, input: Pick<RevisionInput, 'tenant' | 'owner' | 'files' | 'prune'>): { manifests: AnyManifest[] } | { errors: string[] } {
+  if (input.files.length === 0) return { manifests: [] };
+  // References may name resources of other owners, or this owner's that prune will keep.
+  const known = (kind: AnyManifest['kind'], namespace: string, name: string): boolean => {
+    const found = store.resources.find(input.tenant, { kind, namespace, name });
+    return found !== undefined && found.deletionTimestamp === null && (found.source !== input.owner || !input.prune);
+  };
+  const result = loadManifestSources(input.files, { known });
+  if (result.errors.length > 0) return { errors: result.errors.map(formatManifestError) };
+  return { manifests: result.manifests.map((m) => m.manifest) };
+}
+
+function withoutRevision(annotations: Record<string, string> | undefined): Record<string, string> {
+  const { [REVISION_ANNOTATION]: _revision, ...rest } = annotations ?? {};
+  return rest;
+}
+
+/** The manifest as written: stamped with this revision, or with the one that set it if nothing changed since. */
+function stamped(manifest: AnyManifest, existing: AnyStoredResource | undefined, revision: string): AnyManifest {
+  const annotations = withoutRevision(manifest.metadata.annotations);
+  const unchanged =
+    existing !== undefined &&
+    existing.deletionTimestamp === null &&
+    jsonEqual(existing.spec, manifest.spec) &&
+    jsonEqual(existing.labels, manifest.metadata.labels ?? {}) &&
+    jsonEqual(withoutRevision(existing.annotations), annotations);
+  const setBy = unchanged ? (existing.annotations[REVISION_ANNOTATION] ?? revision) : revision;
+  return { ...manifest, metadata: { ...manifest.metadata, annotations: { ...annotations, [REVISION_ANNOTATION]: setBy } } };
+}
+
+/** Applies a revision all or nothing (see the module comment). Never throws for bad input: the outcome says why. */
+export function applyRevision(store: Store, input: RevisionInput): RevisionOutcome {
+  const checked = checkRevision(store, input);
+  if ('errors' in checked) return { status: 'invalid', errors: checked.errors };
+  const { manifests } = checked;
+  try {
+    return store.transaction((): RevisionOutcome => {
+      const stale = input.staleBecause?.();
+      if (stale !== undefined) return { status: 'stale', reason: stale };
+      const existing = manifests.map((m) => store.resources.find(input.tenant, { kind: m.kind, namespace: m.metadata.namespace ?? 'default', name: m.metadata.name }));
+      const conflicts: SourceConflict[] = [];
+      existing.forEach((found) => {
+        if (found && found.source !== input.owner) {
+          conflicts.push({ kind: found.kind, namespace: found.namespace, name: found.name, owner: found.source, claimant: input.owner });
+        }
+      });
+      if (conflicts.length > 0) {
+        return {
+          status: 'conflict',
+          conflicts,
+          errors: conflicts.map((c) => `${displayName({ kind: c.kind as AnyManifest['kind'], namespace: c.namespace, name: c.name })} is owned by ${c.owner}; this source may not take it over (remove it here or there)`),
+        };
+      }
+      const toWrite = manifests.map((m, i) => stamped(m, existing[i], input.revision));
+      const outcome = toWrite.length > 0 ? store.resources.apply(input.tenant, input.owner, toWrite) : { results: [] };
+      const declared = new Set(manifests.map((m) => resourceKey({ kind: m.kind, namespace: m.metadata.namespace, name: m.metadata.name })));
+      const gone = store.resources.list({ tenant: input.tenant, source: input.owner }).filter((r) => r.deletionTimestamp === null && !declared.has(resourceKey(r)));
+      if (input.prune && gone.length > 0) store.resources.requestDeletion(input.tenant, input.owner, gone);
+      const count = (action: string): number => outcome.results.filter((r) => r.action === action).length;
+      return {
+        status: 'applied',
+        created: count('created'),
+        updated: count('updated') + count('restored'),
+        unchanged: count('unchanged'),
+        pruned: input.prune ? gone.map(displayName) : [],
+        orphans: input.prune ? [] : gone.map(displayName),
+        resources: manifests.length,
+      };
+    });
+  } catch (error) {
+    // Pruning a resource something outside the source still uses is refused by the store.
+    if (error instanceof ConflictError) return { status: 'conflict', errors: [error.message], conflicts: [] };
+    throw error;
+  }
+}

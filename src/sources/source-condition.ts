@@ -1,0 +1,23 @@
+/**
+ * @module A source's Ready condition, set the way resources' conditions are: lastTransitionTime
+ * kept unless the status really changed.
+ */
+import type { Condition, ConditionStatus } from '../model/resource.js';
+
+export const REASON_APPLIED = 'Applied';
+export const REASON_VALIDATION_FAILED = 'ValidationFailed';
+export const REASON_FETCH_FAILED = 'FetchFailed';
+export const REASON_OWNERSHIP_CONFLICT = 'OwnershipConflict';
+export const REASON_SUSPENDED = 'Suspended';
+
+export function readyCondition(previous: readonly Condition[], status: ConditionStatus, reason: string, message: string): Condition[] {
+  const before = previous.find((c) => c.type === 'Ready');
+  return [{
+    type: 'Ready',
+    status,
+    reason,
+    message,
+    lastTransitionTime: before && before.status === status ? before.lastTransitionTime : new Date().toISOString(),
+    observedGeneration: 1,
+  }];
+}
