@@ -49,7 +49,9 @@ export function kindCrdSchema(kind: Kind, dir: string = schemaDirectory()): CrdS
     throw new Error(`${path}: $ref ${ref} is not known to the CRD generator`);
   };
   const converted = toCrdSchema(schema, kind, resolveRef);
-  const properties = { ...(converted.properties as Record<string, CrdSchemaNode>), status: STATUS_SCHEMA };
+  const given = converted.properties as Record<string, CrdSchemaNode>;
+  const spec = { description: `The desired state of the ${kind}.`, ...given.spec };
+  const properties = { ...given, spec, status: STATUS_SCHEMA };
   const { required: _required, ...rest } = converted;
   // apiVersion, kind and metadata are the API server's; only spec is required of users.
   return { ...rest, required: ['spec'], properties };

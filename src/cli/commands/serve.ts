@@ -1,9 +1,10 @@
 /**
  * @module `cairn serve`: the long-running control plane on embedded defaults — reconciles the
  * data dir (waiting for the lease if another process holds it) and serves the REST API,
- * health and metrics.
+ * the Kubernetes API for kubectl, health and metrics, over HTTP or (--tls) HTTPS.
  */
-import type { Server } from 'node:http';
+import { createServer as createHttpsServer } from 'node:https';
+import { createServer as createHttpServer, type Server } from 'node:http';
 import type { Command } from 'commander';
 import { Controller, LeaseHeldError } from '../../reconcile/controller.js';
 import { Store } from '../../store/store.js';
@@ -13,12 +14,16 @@ import { addDataDirOption, resolveDataDir } from '../data-dir.js';
 import { readManifests } from '../manifest-input.js';
 import { applyAtStart } from '../apply-at-start.js';
 import { buildApi } from '../serve-api.js';
+import { tlsIdentity } from '../serve-tls.js';
 
 interface ServeOptions {
   apply?: string[];
   port?: string;
   host: string;
   dataDir?: string;
+  tls?: boolean;
+  tlsCert?: string;
+  tlsKey?: string;
 }
 
 const LEASE_RETRY_MS = 2_000;
@@ -30,6 +35,9 @@ export function registerServeCommand(program: Command): void {
       .description('run the control plane: reconcile the data dir and serve HTTP')
       .option('--port <port>', 'HTTP port (env PORT; default 8080)')
       .option('--host <host>', 'address to listen on', '127.0.0.1')
+      .option('--tls', 'serve HTTPS (needed for kubectl --token); a self-signed certificate is made in <data dir>/tls/ unless --tls-cert/--tls-key are given')
+      .option('--tls-cert <file>', 'PEM certificate to serve HTTPS with (implies --tls)')
+      .option('--tls-key <file>', 'PEM private key of --tls-cert')
       .option('--apply <path...>', 'apply these manifests at start (as `cairn apply --auto-approve` would) and report their progress'),
   ).action(async (options: ServeOptions) => {
     const port = Number(options.port ?? process.env.PORT ?? 8080);
@@ -59,15 +67,24 @@ export function registerServeCommand(program: Command): void {
       readiness: { storeWritable: () => store.isWritable(), reconciling: () => reconciling },
       controller: () => controller,
     });
+    const tls = options.tls === true || options.tlsCert !== undefined || options.tlsKey !== undefined
+      ? await tlsIdentity(dataDir, options.host, { cert: options.tlsCert, key: options.tlsKey })
+      : undefined;
     const server: Server = await new Promise((resolve, reject) => {
-      const s = app.express.listen(port, options.host, () => resolve(s));
+      const s: Server = tls ? createHttpsServer({ cert: tls.cert, key: tls.key }, app.express) : createHttpServer(app.express);
+      s.listen(port, options.host, () => resolve(s));
       s.once('error', (error: NodeJS.ErrnoException) =>
         reject(new CliError(error.code === 'EADDRINUSE' ? `port ${port} on ${options.host} is already in use; choose another with --port` : error.message)),
       );
     });
     const address = server.address();
     const boundPort = typeof address === 'object' && address ? address.port : port;
-    console.log(`cairn listening on http://${options.host}:${boundPort} (data dir ${dataDir})`);
+    const scheme = tls ? 'https' : 'http';
+    console.log(`cairn listening on ${scheme}://${options.host}:${boundPort} (data dir ${dataDir})`);
+    if (tls) {
+      console.log(`${tls.generated ? 'generated a self-signed TLS certificate' : 'TLS certificate'}: ${tls.certPath}`);
+      console.log(`kubectl: kubectl --server ${scheme}://${options.host}:${boundPort} --certificate-authority ${tls.certPath} --token <API token> get servers`);
+    }
 
     const tryStart = (): void => {
       if (stopping) return;
