@@ -9,6 +9,7 @@ import { Actions } from './actions.js';
 import { Backups, type WakeResource } from './backups.js';
 import { Deployments } from './deployments.js';
 import { ApiTokens } from './api-tokens.js';
+import { AppliedConfigurations } from './applied-configurations.js';
 import { AuditLog } from './audit-log.js';
 import { EventLog } from './events.js';
 import { IdempotencyKeys } from './idempotency-keys.js';
@@ -35,6 +36,8 @@ export class Store {
   readonly resources: Resources;
   /** Name-ordered pages and changes since a revision, for Kubernetes-style lists and watches. */
   readonly history: ResourceHistory;
+  /** What each field manager last applied server-side, per resource. */
+  readonly appliedConfigurations: AppliedConfigurations;
   readonly events: EventLog;
   readonly operations: PendingOperations;
   readonly leases: Leases;
@@ -64,6 +67,7 @@ export class Store {
   ) {
     this.resources = new Resources(db, tombstonesKept);
     this.history = new ResourceHistory(db);
+    this.appliedConfigurations = new AppliedConfigurations(db);
     this.events = new EventLog(db);
     this.operations = new PendingOperations(db);
     this.leases = new Leases(db);

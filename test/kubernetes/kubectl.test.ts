@@ -127,6 +127,12 @@ describe.runIf(existsSync(KUBECTL))('kubectl against cairn', () => {
     writeFileSync(path, WEB_3.replace('size: small', 'size: medium'));
     expect((await cairn.kubectl(['apply', '--server-side', '-f', path])).stdout).toContain('serverside-applied');
     expect((await cairn.kubectl(['get', 'server', 'web-3', '-o', 'jsonpath={.spec.size} {.metadata.generation}'])).stdout).toBe('medium 2');
+    await cairn.kubectl(['patch', 'server', 'web-3', '--type', 'merge', '-p', '{"spec":{"size":"large"}}']);
+    const conflict = await cairn.kubectl(['apply', '--server-side', '-f', path]);
+    expect(conflict.code).toBe(1);
+    expect(conflict.stderr).toContain('conflict with another field manager using cairn.dev/v1: .spec.size');
+    expect((await cairn.kubectl(['apply', '--server-side', '--force-conflicts', '-f', path])).stdout).toContain('serverside-applied');
+    expect((await cairn.kubectl(['get', 'server', 'web-3', '-o', 'jsonpath={.spec.size}'])).stdout).toBe('medium');
   });
 
   it('refuses a bad manifest, naming each field, and changes nothing', async () => {

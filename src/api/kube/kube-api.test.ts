@@ -96,6 +96,12 @@ describe('reads and writes', () => {
     expect(applied.status).toBe(201);
     const reapplied = await f.call('PATCH', `${NS}/servers/web-2?fieldManager=kubectl`, { body: yaml.replace('size: small', 'size: large'), contentType: 'application/apply-patch+yaml' });
     expect(reapplied.body).toMatchObject({ spec: { size: 'large', region: 'us-1' }, metadata: { generation: 2 } });
+    await f.call('PATCH', `${NS}/servers/web-2`, { body: { spec: { size: 'medium' } }, contentType: 'application/merge-patch+json' });
+    const conflict = await f.call('PATCH', `${NS}/servers/web-2?fieldManager=kubectl`, { body: yaml, contentType: 'application/apply-patch+yaml' });
+    expect(conflict.body).toMatchObject({ kind: 'Status', reason: 'Conflict', code: 409 });
+    expect(conflict.body.message).toContain('Apply failed with 1 conflict: conflict with another field manager using cairn.dev/v1: .spec.size');
+    const forced = await f.call('PATCH', `${NS}/servers/web-2?fieldManager=kubectl&force=true`, { body: yaml, contentType: 'application/apply-patch+yaml' });
+    expect(forced.body).toMatchObject({ spec: { size: 'small' } });
   });
 
   it('answers a dry run without writing', async () => {

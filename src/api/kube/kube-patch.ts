@@ -2,8 +2,8 @@
  * @module The PATCH bodies Kubernetes clients send, applied to an object: JSON merge patch
  * (RFC 7386), JSON patch (RFC 6902), strategic merge patch (custom resources have no patch
  * strategies, so kube-apiserver refuses it; kubectl's fallbacks for them are merge patches, and
- * cairn takes a strategic one as a merge patch), and server-side apply's applied configuration
- * (YAML or JSON), merged over the live object.
+ * cairn takes a strategic one as a merge patch); and the applied configuration of a
+ * server-side apply (YAML or JSON), which server-side-apply.ts merges.
  */
 import fastJsonPatch from 'fast-json-patch';
 import { parse } from 'yaml';
@@ -55,14 +55,12 @@ export function appliedConfiguration(body: unknown): Record<string, unknown> {
 }
 
 /** `current` with the patch applied; a patch that does not apply is a 422 naming the operation. */
-export function applyPatch(current: Record<string, unknown>, type: PatchType, body: unknown): Record<string, unknown> {
+export function applyPatch(current: Record<string, unknown>, type: Exclude<PatchType, 'apply'>, body: unknown): Record<string, unknown> {
   switch (type) {
     case 'merge':
     case 'strategic':
       if (!isObject(body)) throw new MalformedRequestError('a merge patch must be a JSON object');
       return mergePatch(current, body) as Record<string, unknown>;
-    case 'apply':
-      return mergePatch(current, appliedConfiguration(body)) as Record<string, unknown>;
     case 'json': {
       if (!Array.isArray(body)) throw new MalformedRequestError('a JSON patch must be an array of operations');
       const problem = fastJsonPatch.validate(body as fastJsonPatch.Operation[], current);

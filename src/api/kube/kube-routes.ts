@@ -2,14 +2,15 @@
  * @module cairn's kinds under Kubernetes' resource paths
  * (`/apis/cairn.dev/v1[/namespaces/{ns}]/{plural}[/{name}[/status]]`): list (Table or
  * objects, label and field selectors, limit/continue), watch, get, create, update (PUT with
- * resourceVersion: stale → 409), patch (merge, JSON, strategic-as-merge, server-side apply),
+ * resourceVersion: stale → 409), patch (merge, JSON, strategic-as-merge, server-side apply with
+ * field ownership per manager and conflicts),
  * delete (the finalizer keeps the object until the vendor's side is gone), dryRun=All.
  * Writes are desired state owned by source `api`, the same resources the REST API and
  * `POST /manifests` write; tenants and roles are the REST API's.
  */
 import { randomUUID } from 'node:crypto';
 import { Router, type Request, type Response } from 'express';
-import { AlreadyExistsError, ForbiddenError, MalformedRequestError, NotFoundError, ValidationError } from '../../model/errors.js';
+import { AlreadyExistsError, ConflictError, ForbiddenError, MalformedRequestError, NotFoundError, ValidationError } from '../../model/errors.js';
 import type { Kind } from '../../model/kinds.js';
 import type { AnyManifest, AnyStoredResource } from '../../model/resource.js';
 import { decodeCursor, encodeCursor } from '../../store/paging.js';
@@ -17,7 +18,8 @@ import { GROUP, GROUP_VERSION, KIND_NAMES, kindOfPlural } from '../../kubernetes
 import { allowed } from '../authentication.js';
 import type { ApiDeps } from '../deps.js';
 import { asKubeObject, resourceVersionOf, toKubeObject, toManifest, type KubeObject } from './kube-object.js';
-import { applyPatch, patchTypeOf } from './kube-patch.js';
+import { applyPatch, appliedConfiguration, patchTypeOf } from './kube-patch.js';
+import { serverSideApply } from './server-side-apply.js';
 import { parseFieldSelector, parseLabelSelector } from './kube-selectors.js';
 import type { StatusSubject } from './kube-status.js';
 import { includeObjectOf, toTable, wantsTable } from './kube-table.js';
@@ -157,7 +159,7 @@ export function kubeResourceRoutes(deps: ApiDeps, timing: WatchTiming): Router {
   };
 
   /** Writes `next(current object)` over the stored resource (PUT and every PATCH but a creating apply). */
-  const write = (req: Request, res: Response, next: (current: KubeObject) => KubeObject, preconditionFrom: 'body' | 'patch'): void => {
+  const write = (req: Request, res: Response, next: (current: KubeObject) => KubeObject, preconditionFrom: 'body' | 'patch', onWritten?: (uid: string) => void): void => {
     const principal = allowed(res, 'write');
     const kind = kindOf(req, res);
     const namespace = String(req.params.namespace);
@@ -177,6 +179,7 @@ export function kubeResourceRoutes(deps: ApiDeps, timing: WatchTiming): Router {
       return;
     }
     const updated = store.resources.modifyAtResourceVersion(current.uid, SOURCE, () => manifest, precondition);
+    onWritten?.(updated.uid);
     deps.afterWrite();
     res.json(toKubeObject(updated));
   };
@@ -192,20 +195,37 @@ export function kubeResourceRoutes(deps: ApiDeps, timing: WatchTiming): Router {
     const namespace = String(req.params.namespace);
     const name = String(req.params.name);
     if (type === 'apply') {
-      if (query(req, 'fieldManager') === undefined) throw new ValidationError('server-side apply needs a fieldManager query parameter', [{ pointer: '/fieldManager', message: 'required for apply patches' }]);
-      if (!store.resources.find(principal.tenant, { kind, namespace, name })) {
-        const applied = applyPatch({}, 'apply', req.body);
-        const manifest = toManifest(asKubeObject(applied, kind), kind, namespace);
-        if (manifest.metadata.name !== name) throw new MalformedRequestError(`the name of the object (${manifest.metadata.name}) does not match the name on the URL (${name})`);
-        if (isDryRun(req)) {
-          res.status(201).json(toKubeObject(preview(manifest, undefined, principal.tenant)));
-          return;
-        }
-        const created = store.resources.create(principal.tenant, SOURCE, manifest);
-        deps.afterWrite();
-        res.status(201).json(toKubeObject(created));
+      const manager = query(req, 'fieldManager');
+      if (manager === undefined || manager === '') throw new ValidationError('server-side apply needs a fieldManager query parameter', [{ pointer: '/fieldManager', message: 'required for apply patches' }]);
+      const applied = appliedConfiguration(req.body);
+      const force = query(req, 'force') === 'true';
+      const existing = store.resources.find(principal.tenant, { kind, namespace, name });
+      if (existing) {
+        const next = (current: KubeObject): KubeObject => {
+          const previous = store.appliedConfigurations.get(existing.uid, manager)?.config;
+          const { object, conflicts } = serverSideApply(current, previous, applied, force);
+          if (conflicts.length > 0) {
+            throw new ConflictError(
+              `Apply failed with ${conflicts.length} conflict${conflicts.length === 1 ? '' : 's'}: conflict with another field manager using ${GROUP_VERSION}: ${conflicts.join(', ')}; re-apply with --force-conflicts to take ${conflicts.length === 1 ? 'it' : 'them'} over`,
+              conflicts.map((field) => ({ pointer: field.replaceAll('.', '/'), message: `conflict with another field manager: ${field}` })),
+            );
+          }
+          return object as KubeObject;
+        };
+        write(req, res, next, 'patch', (uid) => store.appliedConfigurations.set(uid, manager, applied));
         return;
       }
+      const manifest = toManifest(asKubeObject(structuredClone(applied), kind), kind, namespace);
+      if (manifest.metadata.name !== name) throw new MalformedRequestError(`the name of the object (${manifest.metadata.name}) does not match the name on the URL (${name})`);
+      if (isDryRun(req)) {
+        res.status(201).json(toKubeObject(preview(manifest, undefined, principal.tenant)));
+        return;
+      }
+      const created = store.resources.create(principal.tenant, SOURCE, manifest);
+      store.appliedConfigurations.set(created.uid, manager, applied);
+      deps.afterWrite();
+      res.status(201).json(toKubeObject(created));
+      return;
     }
     write(req, res, (current) => applyPatch(current, type, req.body) as unknown as KubeObject, 'patch');
   };
