@@ -17,7 +17,7 @@ import { decodeCursor, encodeCursor } from '../../store/paging.js';
 import { GROUP, GROUP_VERSION, KIND_NAMES, kindOfPlural } from '../../kubernetes/kind-names.js';
 import { allowed } from '../authentication.js';
 import type { ApiDeps } from '../deps.js';
-import { asKubeObject, resourceVersionOf, toKubeObject, toManifest, type KubeObject } from './kube-object.js';
+import { asKubeObject, resourceVersionOf, toKubeObject, toManifest, type KubeObject } from '../../kubernetes/kube-object.js';
 import { applyPatch, appliedConfiguration, patchTypeOf } from './kube-patch.js';
 import { serverSideApply } from './server-side-apply.js';
 import { parseFieldSelector, parseLabelSelector } from './kube-selectors.js';

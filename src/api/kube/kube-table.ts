@@ -7,7 +7,7 @@ import type { Request } from 'express';
 import { JSONPath } from 'jsonpath-plus';
 import type { Kind } from '../../model/kinds.js';
 import { KIND_NAMES } from '../../kubernetes/kind-names.js';
-import type { KubeObject } from './kube-object.js';
+import type { KubeObject } from '../../kubernetes/kube-object.js';
 
 /** Whether the client asked for a Table (kubectl's Accept lists it first). */
 export function wantsTable(req: Request): boolean {

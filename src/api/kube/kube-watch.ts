@@ -13,7 +13,7 @@ import type { AnyStoredResource } from '../../model/resource.js';
 import type { Store } from '../../store/store.js';
 import type { ResourceScope } from '../../store/resource-history.js';
 import { GROUP_VERSION } from '../../kubernetes/kind-names.js';
-import { toKubeObject, type KubeObject } from './kube-object.js';
+import { toKubeObject, type KubeObject } from '../../kubernetes/kube-object.js';
 import type { LabelMatcher } from './kube-selectors.js';
 
 export interface WatchTiming {

@@ -4,11 +4,11 @@
  * vendor's side exists), status as the reconciler recorded it; and back, from an object a
  * client sent to the manifest the store takes (server-set metadata and status dropped).
  */
-import { ValidationError } from '../../model/errors.js';
-import type { Kind } from '../../model/kinds.js';
-import type { AnyManifest, AnyStoredResource } from '../../model/resource.js';
-import { validateManifest } from '../../model/schema-validator.js';
-import { GROUP_VERSION, KIND_NAMES } from '../../kubernetes/kind-names.js';
+import { ValidationError } from '../model/errors.js';
+import type { Kind } from '../model/kinds.js';
+import type { AnyManifest, AnyStoredResource } from '../model/resource.js';
+import { validateManifest } from '../model/schema-validator.js';
+import { GROUP_VERSION, KIND_NAMES } from './kind-names.js';
 
 export const FINALIZER = 'cairn.dev/finalizer';
 
