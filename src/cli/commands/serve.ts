@@ -1,7 +1,8 @@
 /**
  * @module `cairn serve`: the long-running control plane on embedded defaults — reconciles the
  * data dir (waiting for the lease if another process holds it) and serves the REST API,
- * the Kubernetes API for kubectl, health and metrics, over HTTP or (--tls) HTTPS.
+ * the Kubernetes API for kubectl, health and metrics, over HTTP or (--tls) HTTPS. With
+ * --kubernetes it is a controller of a cluster's custom resources, reconciling while it leads.
  */
 import { createServer as createHttpsServer } from 'node:https';
 import { createServer as createHttpServer, type Server } from 'node:http';
@@ -15,6 +16,9 @@ import { readManifests } from '../manifest-input.js';
 import { applyAtStart } from '../apply-at-start.js';
 import { buildApi } from '../serve-api.js';
 import { tlsIdentity } from '../serve-tls.js';
+import { DEFAULT_TENANT } from '../../model/resource.js';
+import { clusterFrom, loadKubeConfig, type Cluster } from '../../sources/kubernetes/cluster.js';
+import { KubernetesMode } from '../../sources/kubernetes/kubernetes-mode.js';
 
 interface ServeOptions {
   apply?: string[];
@@ -24,9 +28,21 @@ interface ServeOptions {
   tls?: boolean;
   tlsCert?: string;
   tlsKey?: string;
+  kubernetes?: boolean;
+  kubeconfig?: string;
+  namespace?: string;
 }
 
 const LEASE_RETRY_MS = 2_000;
+
+/** The cluster of controller mode, or a CliError saying why the kubeconfig cannot be used. */
+function openCluster(kubeconfig: string | undefined): Cluster {
+  try {
+    return clusterFrom(loadKubeConfig(kubeconfig));
+  } catch (error) {
+    throw new CliError(`--kubernetes: cannot use the kubeconfig ${kubeconfig ?? '(default: KUBECONFIG, ~/.kube/config or in-cluster)'}: ${(error as Error).message}`);
+  }
+}
 
 export function registerServeCommand(program: Command): void {
   addDataDirOption(
@@ -38,10 +54,17 @@ export function registerServeCommand(program: Command): void {
       .option('--tls', 'serve HTTPS (needed for kubectl --token); a self-signed certificate is made in <data dir>/tls/ unless --tls-cert/--tls-key are given')
       .option('--tls-cert <file>', 'PEM certificate to serve HTTPS with (implies --tls)')
       .option('--tls-key <file>', 'PEM private key of --tls-cert')
+      .option('--kubernetes', 'controller mode: reconcile cairn.dev custom resources of a Kubernetes cluster (leader election through a Lease)')
+      .option('--kubeconfig <file>', 'kubeconfig for --kubernetes (default: KUBECONFIG, ~/.kube/config, or the in-cluster service account)')
+      .option('--namespace <ns>', 'with --kubernetes: watch only this namespace (the Lease lives there too)')
       .option('--apply <path...>', 'apply these manifests at start (as `cairn apply --auto-approve` would) and report their progress'),
   ).action(async (options: ServeOptions) => {
     const port = Number(options.port ?? process.env.PORT ?? 8080);
     if (!Number.isInteger(port) || port < 0 || port > 65535) throw new CliError(`--port must be a port number (0-65535), got "${options.port}"`);
+    if ((options.kubeconfig !== undefined || options.namespace !== undefined) && options.kubernetes !== true) {
+      throw new CliError('--kubeconfig and --namespace go with --kubernetes (controller mode)');
+    }
+    const cluster = options.kubernetes === true ? openCluster(options.kubeconfig) : undefined;
     const dataDir = resolveDataDir(options.dataDir);
     const store = Store.open(dataDir);
     const manifests = options.apply ? await readManifests(options.apply, store) : [];
@@ -99,7 +122,23 @@ export function registerServeCommand(program: Command): void {
         retry = setTimeout(tryStart, LEASE_RETRY_MS);
       }
     };
-    tryStart();
+    const kubernetes = cluster
+      ? new KubernetesMode(store, cluster, { namespace: options.namespace, tenant: DEFAULT_TENANT }, {
+          startReconciling: tryStart,
+          stopReconciling: async () => {
+            clearTimeout(retry);
+            const stopped = controller;
+            controller = makeController();
+            reconciling = false;
+            await stopped.stop();
+          },
+          afterWrite: () => controller.readFeed(),
+          log: (line) => console.log(line),
+        })
+      : undefined;
+    // In controller mode only the Lease holder reconciles; it starts when it leads.
+    if (kubernetes) kubernetes.start();
+    else tryStart();
     if (manifests.length > 0) applyAtStart(store, manifests, () => stopping);
 
     await new Promise<void>((resolve) => {
@@ -108,8 +147,8 @@ export function registerServeCommand(program: Command): void {
         stopping = true;
         clearTimeout(retry);
         console.log('shutting down');
-        void controller
-          .stop()
+        void (kubernetes ? kubernetes.stop() : Promise.resolve())
+          .then(() => controller.stop())
           .then(() => new Promise<void>((done) => server.close(() => done())))
           .finally(() => {
             void app.drivers.close();
