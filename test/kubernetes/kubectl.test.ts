@@ -151,4 +151,19 @@ describe.runIf(existsSync(KUBECTL))('kubectl against cairn', () => {
     const after = await cairn.kubectl(['get', 'server', 'web-3']);
     expect(after.stderr).toContain('Error from server (NotFound): servers.cairn.dev "web-3" not found');
   });
+
+  it('shuts down on SIGTERM while a watch is still open', async () => {
+    const watch = cairn.spawnKubectl(['get', 'servers', '-w']);
+    let seen = '';
+    watch.stdout?.on('data', (chunk: Buffer) => (seen += chunk.toString()));
+    try {
+      for (let i = 0; i < 100 && !seen.includes('web-1'); i += 1) await new Promise((resolve) => setTimeout(resolve, 100));
+      expect(seen).toContain('web-1');
+      // Without ending open watches, the server would wait for them (up to 30 minutes) before exiting.
+      const stopped = await Promise.race([cairn.stop().then(() => true), new Promise<boolean>((resolve) => setTimeout(() => resolve(false), 30_000))]);
+      expect(stopped).toBe(true);
+    } finally {
+      watch.kill('SIGTERM');
+    }
+  });
 });

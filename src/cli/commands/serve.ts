@@ -34,6 +34,7 @@ interface ServeOptions {
 }
 
 const LEASE_RETRY_MS = 2_000;
+const SHUTDOWN_GRACE_MS = 2_000;
 
 /** The cluster of controller mode, or a CliError saying why the kubeconfig cannot be used. */
 function openCluster(kubeconfig: string | undefined): Cluster {
@@ -149,7 +150,14 @@ export function registerServeCommand(program: Command): void {
         console.log('shutting down');
         void (kubernetes ? kubernetes.stop() : Promise.resolve())
           .then(() => controller.stop())
-          .then(() => new Promise<void>((done) => server.close(() => done())))
+          .then(
+            () =>
+              new Promise<void>((done) => {
+                server.close(() => done());
+                // Watches (kubectl get -w, informers) stream until their client goes: end them after a grace period.
+                setTimeout(() => server.closeAllConnections(), SHUTDOWN_GRACE_MS).unref();
+              }),
+          )
           .finally(() => {
             void app.drivers.close();
             store.close();
