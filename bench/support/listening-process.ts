@@ -8,7 +8,7 @@ import { benchEnv, lastLines } from './measured-process.js';
 import { REPO_ROOT } from './repo-paths.js';
 
 const TAIL_CHARS = 8192;
-const LISTENING = /listening on (http:\/\/127\.0\.0\.1:\d+)/;
+const LISTENING = /listening on (https?:\/\/127\.0\.0\.1:\d+)/;
 
 export interface ListeningProcess {
   url: string;

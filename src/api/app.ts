@@ -1,6 +1,7 @@
 /**
  * @module The HTTP face of cairn: health, metrics, JWKS and the OpenAPI document at the root;
- * the REST API v1 under `/api/v1` and its alias `/v1`. Every error is problem+json; every
+ * the REST API v1 under `/api/v1` and its alias `/v1`; the Kubernetes API for kubectl
+ * (`/apis/cairn.dev/v1`, discovery, OpenAPI v3). Every error is problem+json; every
  * request has an id (in the response header and the log line).
  */
 import express, { Router, type Express, type RequestHandler } from 'express';
@@ -12,6 +13,8 @@ import type { ApiDeps } from './deps.js';
 import { healthRouter, type ReadinessProbe } from './health.js';
 import { httpMetrics } from './http-metrics.js';
 import { idempotentPosts } from './idempotency.js';
+import { kubeApiRouter } from './kube/kube-api.js';
+import type { WatchTiming } from './kube/kube-watch.js';
 import { metricsRouter } from './metrics.js';
 import { openApiDocument } from './openapi-document.js';
 import { notFoundHandler, problemHandler } from './problem.js';
@@ -34,6 +37,8 @@ export interface ApiAppOptions extends ApiDeps {
   logger: Logger;
   metrics: Registry;
   readiness: ReadinessProbe;
+  /** How watches on the Kubernetes endpoint poll and send bookmarks (tests shorten it). */
+  watchTiming?: WatchTiming;
 }
 
 /** A body that is not JSON (or YAML, where taken) is 415 rather than a confusing 422. */
@@ -92,6 +97,8 @@ export function createApiApp(options: ApiAppOptions): Express {
   app.get('/.well-known/jwks.json', (_req, res) => {
     res.json(options.auth.jwks());
   });
+  // The Kubernetes endpoint (kubectl's paths only) parses its own bodies and answers in Status objects.
+  app.use(kubeApiRouter({ ...options, watchTiming: options.watchTiming }));
   app.use(requireKnownBodyType);
   app.use(express.json({
     limit: BODY_LIMIT, type: ['application/json', 'application/*+json'], strict: false,

@@ -44,7 +44,7 @@ export class NotFoundError extends CairnError {
 /** Someone else owns the resource, or it is in a state that forbids the change. */
 export class ConflictError extends CairnError {
   readonly code = 'conflict';
-  override readonly name = 'ConflictError';
+  override readonly name: string = 'ConflictError';
   constructor(message: string, readonly issues: FieldIssue[] = []) {
     super(message);
   }
@@ -92,4 +92,9 @@ export class ProviderError extends CairnError {
 export class UnsupportedMediaTypeError extends CairnError {
   readonly code = 'unsupported_media_type';
   override readonly name = 'UnsupportedMediaTypeError';
+}
+
+/** A create of a name that is taken (Kubernetes' AlreadyExists); a conflict everywhere else. */
+export class AlreadyExistsError extends ConflictError {
+  override readonly name = 'AlreadyExistsError';
 }

@@ -61,6 +61,17 @@ export class EventLog {
     this.insert.run({ ...event, created_at: nowIso() });
   }
 
+  /** Events after `afterId`, oldest first (at most `limit`): what a forwarder has not sent yet. */
+  after(afterId: number, limit = 500): RecordedEvent[] {
+    const rows = this.sql.get(`SELECT * FROM events WHERE id > ? ORDER BY id LIMIT ?`).all(afterId, limit) as EventRow[];
+    return rows.map(toRecordedEvent);
+  }
+
+  /** The newest event's id (0 when there are none). */
+  lastId(): number {
+    return (this.sql.get(`SELECT COALESCE(MAX(id), 0) AS id FROM events`).get() as { id: number }).id;
+  }
+
   /** Newest first. */
   list(query: EventQuery): RecordedEvent[] {
     const where = ['tenant = @tenant'];
@@ -69,17 +80,21 @@ export class EventLog {
     const rows = this.sql
       .get(`SELECT * FROM events WHERE ${where.join(' AND ')} ORDER BY id DESC LIMIT @limit`)
       .all({ tenant: query.tenant, uid: query.uid, beforeId: query.beforeId, limit: query.limit ?? 50 }) as EventRow[];
-    return rows.map((row) => ({
-      id: row.id,
-      tenant: row.tenant,
-      uid: row.uid,
-      kind: row.kind as Kind,
-      namespace: row.namespace,
-      name: row.name,
-      type: row.type,
-      reason: row.reason,
-      message: row.message,
-      createdAt: row.created_at,
-    }));
+    return rows.map(toRecordedEvent);
   }
+}
+
+function toRecordedEvent(row: EventRow): RecordedEvent {
+  return {
+    id: row.id,
+    tenant: row.tenant,
+    uid: row.uid,
+    kind: row.kind as Kind,
+    namespace: row.namespace,
+    name: row.name,
+    type: row.type,
+    reason: row.reason,
+    message: row.message,
+    createdAt: row.created_at,
+  };
 }

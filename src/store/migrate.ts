@@ -9,8 +9,17 @@ import { RECORDS_MIGRATION } from './migrations/003-records.js';
 import { IDEMPOTENCY_MIGRATION } from './migrations/004-idempotency.js';
 import { SPEC_VERSION_MIGRATION } from './migrations/005-spec-version.js';
 import { SOURCES_MIGRATION } from './migrations/006-sources.js';
+import { TOMBSTONES_MIGRATION } from './migrations/007-tombstones.js';
 
-export const MIGRATIONS: readonly string[] = [RESOURCES_MIGRATION, IDENTITY_MIGRATION, RECORDS_MIGRATION, IDEMPOTENCY_MIGRATION, SPEC_VERSION_MIGRATION, SOURCES_MIGRATION];
+export const MIGRATIONS: readonly string[] = [
+  RESOURCES_MIGRATION,
+  IDENTITY_MIGRATION,
+  RECORDS_MIGRATION,
+  IDEMPOTENCY_MIGRATION,
+  SPEC_VERSION_MIGRATION,
+  SOURCES_MIGRATION,
+  TOMBSTONES_MIGRATION,
+];
 
 /**
  * Brings the database to the newest schema; returns the version reached. Each step reads the

@@ -55,7 +55,7 @@ export class Resources {
 
   private readonly sql: StatementCache;
 
-  constructor(private readonly db: Database.Database) {
+  constructor(private readonly db: Database.Database, private readonly tombstonesKept: number = TOMBSTONES_KEPT) {
     this.sql = new StatementCache(db);
     this.byUid = db.prepare(`SELECT ${RESOURCE_COLUMNS} FROM ${RESOURCE_FROM} WHERE r.uid = ?`);
     this.byName = db.prepare(
@@ -204,10 +204,10 @@ export class Resources {
       const uid = randomUUID();
       this.sql
         .get(
-          `INSERT INTO resources (uid, tenant, kind, namespace, name, labels, annotations, spec, generation, resource_version, spec_version, source, created_at, updated_at)
-           VALUES (?, ?, ?, ?, ?, ?, ?, ?, 1, ?, ?, ?, ?, ?)`,
+          `INSERT INTO resources (uid, tenant, kind, namespace, name, labels, annotations, spec, generation, resource_version, spec_version, created_revision, source, created_at, updated_at)
+           VALUES (?, ?, ?, ?, ?, ?, ?, ?, 1, ?, ?, ?, ?, ?, ?)`,
         )
-        .run(uid, tenant, ref.kind, ref.namespace, ref.name, JSON.stringify(labels), JSON.stringify(annotations), JSON.stringify(m.spec), revision, revision, source, now, now);
+        .run(uid, tenant, ref.kind, ref.namespace, ref.name, JSON.stringify(labels), JSON.stringify(annotations), JSON.stringify(m.spec), revision, revision, revision, source, now, now);
       this.upsertStatus(uid, initialStatus(ref.kind), now);
       return { uid, ...ref, action: 'created', generation: 1 };
     }
@@ -383,17 +383,58 @@ export class Resources {
       .immediate();
   }
 
-  /** Removes a resource for good, once the vendor's side is gone (or orphaned). */
+  /** Drops the oldest tombstones beyond the number kept, remembering the newest revision dropped. */
+  private pruneTombstones(): void {
+    const cutoff = this.sql
+      .get(`SELECT revision FROM resource_tombstones ORDER BY revision DESC LIMIT 1 OFFSET ?`)
+      .get(this.tombstonesKept) as { revision: number } | undefined;
+    if (!cutoff) return;
+    this.sql.get(`DELETE FROM resource_tombstones WHERE revision <= ?`).run(cutoff.revision);
+    this.sql.get(`UPDATE meta SET value = MAX(value, ?) WHERE key = 'tombstones_pruned_through'`).run(cutoff.revision);
+  }
+
+  /**
+   * Kubernetes' optimistic concurrency: like `modify`, but `resourceVersion` (when given) must be
+   * the resource's current resourceVersion, status writes included; a stale one is a conflict.
+   */
+  modifyAtResourceVersion(uid: string, source: string, change: (current: AnyStoredResource) => AnyManifest, resourceVersion?: number): AnyStoredResource {
+    return this.db
+      .transaction((): AnyStoredResource => {
+        const current = this.getOrThrow(uid);
+        if (resourceVersion !== undefined && resourceVersion !== current.resourceVersion) {
+          throw new ConflictError(
+            `Operation cannot be fulfilled on ${displayName(current)}: the object has been modified (it is at resourceVersion ${current.resourceVersion}, not ${resourceVersion}); please apply your changes to the latest version and try again`,
+          );
+        }
+        return this.modify(uid, source, change);
+      })
+      .immediate();
+  }
+
+  /**
+   * Removes a resource for good, once the vendor's side is gone (or orphaned), leaving a
+   * tombstone (its last state at the removal's revision) for watches that resume.
+   */
   remove(uid: string): void {
     this.db
       .transaction(() => {
-        this.nextRevision();
+        const current = this.get(uid);
+        const revision = this.nextRevision();
+        if (current) {
+          this.sql
+            .get(`INSERT INTO resource_tombstones (revision, uid, tenant, kind, namespace, name, resource) VALUES (?, ?, ?, ?, ?, ?, ?)`)
+            .run(revision, uid, current.tenant, current.kind, current.namespace, current.name, JSON.stringify({ ...current, resourceVersion: revision }));
+          this.pruneTombstones();
+        }
         this.sql.get(`DELETE FROM pending_operations WHERE uid = ?`).run(uid);
         this.sql.get(`DELETE FROM resources WHERE uid = ?`).run(uid);
       })
       .immediate();
   }
 }
+
+/** How many tombstones are kept; a watch resuming from before the oldest one gets 410 Gone. */
+export const TOMBSTONES_KEPT = 10_000;
 
 /** The spec fields of every kind that can name a resource of `target`. */
 function referringFields(target: Kind): Array<{ kind: Kind; field: string; array: boolean }> {

@@ -9,12 +9,14 @@ import { Actions } from './actions.js';
 import { Backups, type WakeResource } from './backups.js';
 import { Deployments } from './deployments.js';
 import { ApiTokens } from './api-tokens.js';
+import { AppliedConfigurations } from './applied-configurations.js';
 import { AuditLog } from './audit-log.js';
 import { EventLog } from './events.js';
 import { IdempotencyKeys } from './idempotency-keys.js';
 import { Leases } from './lease.js';
 import { rotateMasterKey, type MasterKeyRotation, type RotationOptions } from './master-key-rotation.js';
 import { PendingOperations } from './operations.js';
+import { ResourceHistory } from './resource-history.js';
 import { Resources } from './resources.js';
 import { EncryptedSecrets } from './secrets.js';
 import { AuthSessions } from './sessions.js';
@@ -27,10 +29,16 @@ import { Users } from './users.js';
 export interface StoreOptions {
   /** Where CAIRN_MASTER_KEY is read from (default process.env), on first use of a secret. */
   env?: NodeJS.ProcessEnv;
+  /** How many tombstones of removed resources are kept for resuming watches (default TOMBSTONES_KEPT). */
+  tombstonesKept?: number;
 }
 
 export class Store {
   readonly resources: Resources;
+  /** Name-ordered pages and changes since a revision, for Kubernetes-style lists and watches. */
+  readonly history: ResourceHistory;
+  /** What each field manager last applied server-side, per resource. */
+  readonly appliedConfigurations: AppliedConfigurations;
   readonly events: EventLog;
   readonly operations: PendingOperations;
   readonly leases: Leases;
@@ -58,8 +66,11 @@ export class Store {
     private readonly db: Database.Database,
     readonly dataDir: string,
     private readonly env: NodeJS.ProcessEnv,
+    tombstonesKept?: number,
   ) {
-    this.resources = new Resources(db);
+    this.resources = new Resources(db, tombstonesKept);
+    this.history = new ResourceHistory(db);
+    this.appliedConfigurations = new AppliedConfigurations(db);
     this.events = new EventLog(db);
     this.operations = new PendingOperations(db);
     this.leases = new Leases(db);
@@ -79,7 +90,7 @@ export class Store {
   }
 
   static open(dataDir: string, options: StoreOptions = {}): Store {
-    return new Store(openSqlite(dataDir), dataDir, options.env ?? process.env);
+    return new Store(openSqlite(dataDir), dataDir, options.env ?? process.env, options.tombstonesKept);
   }
 
   /** Re-encrypts every secret under a new master key (`cairn keys rotate`). */

@@ -1,11 +1,13 @@
 /**
  * @module `cairn serve`: the long-running control plane on embedded defaults — reconciles the
  * data dir (waiting for the lease if another process holds it), syncs its git sources and the
- * directories given with `--watch` while it holds the lease, and serves the REST API, health
- * and metrics.
+ * directories given with `--watch` while it holds the lease, and serves the REST API, the
+ * Kubernetes API for kubectl, health and metrics, over HTTP or (--tls) HTTPS. With
+ * --kubernetes it is a controller of a cluster's custom resources, reconciling while it leads.
  */
 import { statSync } from 'node:fs';
-import type { Server } from 'node:http';
+import { createServer as createHttpsServer } from 'node:https';
+import { createServer as createHttpServer, type Server } from 'node:http';
 import type { Command } from 'commander';
 import { Controller, LeaseHeldError } from '../../reconcile/controller.js';
 import { Store } from '../../store/store.js';
@@ -15,20 +17,39 @@ import { addDataDirOption, resolveDataDir } from '../data-dir.js';
 import { readManifests } from '../manifest-input.js';
 import { applyAtStart } from '../apply-at-start.js';
 import { buildApi } from '../serve-api.js';
+import { tlsIdentity } from '../serve-tls.js';
+import { DEFAULT_TENANT } from '../../model/resource.js';
+import { clusterFrom, loadKubeConfig, type Cluster } from '../../sources/kubernetes/cluster.js';
+import { KubernetesMode } from '../../sources/kubernetes/kubernetes-mode.js';
 import { SourceSyncLoop } from '../../sources/sync-loop.js';
 import { SourceSyncer } from '../../sources/source-sync.js';
 import { DirectoryWatch } from '../../sources/directory-watch.js';
-import { DEFAULT_TENANT } from '../../model/resource.js';
 
 interface ServeOptions {
   apply?: string[];
-  watch?: string[];
   port?: string;
   host: string;
   dataDir?: string;
+  watch?: string[];
+  tls?: boolean;
+  tlsCert?: string;
+  tlsKey?: string;
+  kubernetes?: boolean;
+  kubeconfig?: string;
+  namespace?: string;
 }
 
 const LEASE_RETRY_MS = 2_000;
+const SHUTDOWN_GRACE_MS = 2_000;
+
+/** The cluster of controller mode, or a CliError saying why the kubeconfig cannot be used. */
+function openCluster(kubeconfig: string | undefined): Cluster {
+  try {
+    return clusterFrom(loadKubeConfig(kubeconfig));
+  } catch (error) {
+    throw new CliError(`--kubernetes: cannot use the kubeconfig ${kubeconfig ?? '(default: KUBECONFIG, ~/.kube/config or in-cluster)'}: ${(error as Error).message}`);
+  }
+}
 
 export function registerServeCommand(program: Command): void {
   addDataDirOption(
@@ -37,14 +58,24 @@ export function registerServeCommand(program: Command): void {
       .description('run the control plane: reconcile the data dir and serve HTTP')
       .option('--port <port>', 'HTTP port (env PORT; default 8080)')
       .option('--host <host>', 'address to listen on', '127.0.0.1')
+      .option('--tls', 'serve HTTPS (needed for kubectl --token); a self-signed certificate is made in <data dir>/tls/ unless --tls-cert/--tls-key are given')
+      .option('--tls-cert <file>', 'PEM certificate to serve HTTPS with (implies --tls)')
+      .option('--tls-key <file>', 'PEM private key of --tls-cert')
+      .option('--kubernetes', 'controller mode: reconcile cairn.dev custom resources of a Kubernetes cluster (leader election through a Lease)')
+      .option('--kubeconfig <file>', 'kubeconfig for --kubernetes (default: KUBECONFIG, ~/.kube/config, or the in-cluster service account)')
+      .option('--namespace <ns>', 'with --kubernetes: watch only this namespace (the Lease lives there too)')
       .option('--apply <path...>', 'apply these manifests at start (as `cairn apply --auto-approve` would) and report their progress')
       .option('--watch <dir...>', 'apply the manifests in these directories, and again whenever they change (development; prunes what disappears)'),
   ).action(async (options: ServeOptions) => {
     const port = Number(options.port ?? process.env.PORT ?? 8080);
     if (!Number.isInteger(port) || port < 0 || port > 65535) throw new CliError(`--port must be a port number (0-65535), got "${options.port}"`);
+    if ((options.kubeconfig !== undefined || options.namespace !== undefined) && options.kubernetes !== true) {
+      throw new CliError('--kubeconfig and --namespace go with --kubernetes (controller mode)');
+    }
     for (const dir of options.watch ?? []) {
       if (!statSync(dir, { throwIfNoEntry: false })?.isDirectory()) throw new CliError(`--watch ${dir}: no such directory`);
     }
+    const cluster = options.kubernetes === true ? openCluster(options.kubeconfig) : undefined;
     const dataDir = resolveDataDir(options.dataDir);
     const store = Store.open(dataDir);
     const manifests = options.apply ? await readManifests(options.apply, store) : [];
@@ -62,6 +93,10 @@ export function registerServeCommand(program: Command): void {
         },
       });
     let controller = makeController();
+    let reconciling = false;
+    let stopping = false;
+    let retry: NodeJS.Timeout | undefined;
+    let lastWait = '';
     // Git sources sync in the process that reconciles: started and stopped with the lease.
     const sources = new SourceSyncLoop(store, new SourceSyncer(store, dataDir, () => controller.readFeed()), {
       onReport: (report) => {
@@ -75,25 +110,30 @@ export function registerServeCommand(program: Command): void {
       onReport: (message) => console.log(message),
     }));
     let watching = false;
-    let reconciling = false;
-    let stopping = false;
-    let retry: NodeJS.Timeout | undefined;
-    let lastWait = '';
 
     const app = await buildApi(store, dataDir, controllerOptions, {
       readiness: { storeWritable: () => store.isWritable(), reconciling: () => reconciling },
       controller: () => controller,
       requestSourceSync: (id) => sources.trigger(id),
     });
+    const tls = options.tls === true || options.tlsCert !== undefined || options.tlsKey !== undefined
+      ? await tlsIdentity(dataDir, options.host, { cert: options.tlsCert, key: options.tlsKey })
+      : undefined;
     const server: Server = await new Promise((resolve, reject) => {
-      const s = app.express.listen(port, options.host, () => resolve(s));
+      const s: Server = tls ? createHttpsServer({ cert: tls.cert, key: tls.key }, app.express) : createHttpServer(app.express);
+      s.listen(port, options.host, () => resolve(s));
       s.once('error', (error: NodeJS.ErrnoException) =>
         reject(new CliError(error.code === 'EADDRINUSE' ? `port ${port} on ${options.host} is already in use; choose another with --port` : error.message)),
       );
     });
     const address = server.address();
     const boundPort = typeof address === 'object' && address ? address.port : port;
-    console.log(`cairn listening on http://${options.host}:${boundPort} (data dir ${dataDir})`);
+    const scheme = tls ? 'https' : 'http';
+    console.log(`cairn listening on ${scheme}://${options.host}:${boundPort} (data dir ${dataDir})`);
+    if (tls) {
+      console.log(`${tls.generated ? 'generated a self-signed TLS certificate' : 'TLS certificate'}: ${tls.certPath}`);
+      console.log(`kubectl: kubectl --server ${scheme}://${options.host}:${boundPort} --certificate-authority ${tls.certPath} --token <API token> get servers`);
+    }
 
     const tryStart = (): void => {
       if (stopping) return;
@@ -115,7 +155,24 @@ export function registerServeCommand(program: Command): void {
         retry = setTimeout(tryStart, LEASE_RETRY_MS);
       }
     };
-    tryStart();
+    const kubernetes = cluster
+      ? new KubernetesMode(store, cluster, { namespace: options.namespace, tenant: DEFAULT_TENANT }, {
+          startReconciling: tryStart,
+          stopReconciling: async () => {
+            clearTimeout(retry);
+            const stopped = controller;
+            controller = makeController();
+            reconciling = false;
+            await sources.stop();
+            await stopped.stop();
+          },
+          afterWrite: () => controller.readFeed(),
+          log: (line) => console.log(line),
+        })
+      : undefined;
+    // In controller mode only the Lease holder reconciles; it starts when it leads.
+    if (kubernetes) kubernetes.start();
+    else tryStart();
     if (manifests.length > 0) applyAtStart(store, manifests, () => stopping);
 
     await new Promise<void>((resolve) => {
@@ -126,8 +183,16 @@ export function registerServeCommand(program: Command): void {
         console.log('shutting down');
         void Promise.all(watches.map((w) => w.stop()))
           .then(() => sources.stop())
+          .then(() => (kubernetes ? kubernetes.stop() : undefined))
           .then(() => controller.stop())
-          .then(() => new Promise<void>((done) => server.close(() => done())))
+          .then(
+            () =>
+              new Promise<void>((done) => {
+                server.close(() => done());
+                // Watches (kubectl get -w, informers) stream until their client goes: end them after a grace period.
+                setTimeout(() => server.closeAllConnections(), SHUTDOWN_GRACE_MS).unref();
+              }),
+          )
           .finally(() => {
             void app.drivers.close();
             store.close();

@@ -1,0 +1,87 @@
+/**
+ * @module Turns a kind's JSON Schema (2020-12, from schemas/) into the structural OpenAPI v3
+ * schema a CustomResourceDefinition carries: every node typed, `const` as a one-value enum,
+ * `uniqueItems` as a set list, the mongodb-has-no-storage rule as a CEL validation. A keyword it
+ * cannot carry over is an error naming the schema path, never silently dropped.
+ */
+
+/** A JSON Schema node as read from schemas/ (only objects; booleans are not used there). */
+export type JsonSchemaNode = Record<string, unknown>;
+
+/** An OpenAPI v3 schema node in apiextensions.k8s.io/v1's JSONSchemaProps shape. */
+export type CrdSchemaNode = Record<string, unknown>;
+
+/** Keywords that mean the same in both dialects and carry over unchanged. */
+const SAME = ['description', 'title', 'minLength', 'maxLength', 'pattern', 'minimum', 'maximum', 'minItems', 'maxItems', 'minProperties', 'maxProperties', 'default', 'format'] as const;
+
+/** Keywords that only document or identify the JSON Schema file and have no CRD meaning. */
+const IDENTITY_ONLY = new Set(['$schema', '$id', 'examples']);
+
+/** The JSON type of an enum's values, which a structural schema must state. */
+function typeOfValues(values: readonly unknown[], path: string): string {
+  const types = new Set(values.map((v) => (Number.isInteger(v) ? 'integer' : typeof v)));
+  if (types.size !== 1) throw new Error(`${path}: an enum mixing ${[...types].join(' and ')} cannot be a structural schema`);
+  const [only] = [...types];
+  if (only !== 'string' && only !== 'integer' && only !== 'boolean') throw new Error(`${path}: enum of ${only} is not supported`);
+  return only;
+}
+
+/**
+ * `if: {properties: {F: {const: V}}, required: [F]}, then: {not: {required: [G]}}` — the only
+ * conditional the schemas use — as the CEL rule apiextensions evaluates.
+ */
+function conditionalAsCel(node: JsonSchemaNode, path: string): { rule: string; message: string } {
+  const condition = node.if as JsonSchemaNode | undefined;
+  const consequence = node.then as JsonSchemaNode | undefined;
+  const props = condition?.properties as Record<string, JsonSchemaNode> | undefined;
+  const [field, test] = Object.entries(props ?? {})[0] ?? [];
+  const forbidden = ((consequence?.not as JsonSchemaNode | undefined)?.required as string[] | undefined)?.[0];
+  if (!field || !test || !('const' in test) || !forbidden || Object.keys(props ?? {}).length !== 1) {
+    throw new Error(`${path}: only "if F is V then G is absent" conditionals can become CEL rules`);
+  }
+  const value = JSON.stringify(test.const).replaceAll('"', "'");
+  return {
+    rule: `!has(self.${field}) || self.${field} != ${value} || !has(self.${forbidden})`,
+    message: `${forbidden} may not be set when ${field} is ${String(test.const)}`,
+  };
+}
+
+/**
+ * The structural counterpart of one JSON Schema node. `resolveRef` supplies what a `$ref`
+ * stands for (the CRD form of the referenced schema).
+ */
+export function toCrdSchema(node: JsonSchemaNode, path: string, resolveRef: (ref: string, path: string) => CrdSchemaNode): CrdSchemaNode {
+  if (typeof node.$ref === 'string') return resolveRef(node.$ref, path);
+  const out: CrdSchemaNode = {};
+  for (const key of SAME) if (key in node) out[key] = node[key];
+  if ('const' in node) {
+    out.type = typeOfValues([node.const], path);
+    out.enum = [node.const];
+  }
+  if (Array.isArray(node.enum)) {
+    out.type = typeOfValues(node.enum, path);
+    out.enum = node.enum;
+  }
+  if (typeof node.type === 'string') out.type = node.type;
+  if (node.properties && typeof node.properties === 'object') {
+    out.type ??= 'object';
+    out.properties = Object.fromEntries(
+      Object.entries(node.properties as Record<string, JsonSchemaNode>).map(([name, child]) => [name, toCrdSchema(child, `${path}.${name}`, resolveRef)]),
+    );
+  }
+  if (Array.isArray(node.required)) out.required = node.required;
+  if (node.additionalProperties && typeof node.additionalProperties === 'object') {
+    out.additionalProperties = toCrdSchema(node.additionalProperties as JsonSchemaNode, `${path}[*]`, resolveRef);
+  }
+  if (node.items && typeof node.items === 'object') out.items = toCrdSchema(node.items as JsonSchemaNode, `${path}[]`, resolveRef);
+  if (node.uniqueItems === true) out['x-kubernetes-list-type'] = 'set';
+  if ('if' in node) out['x-kubernetes-validations'] = [conditionalAsCel(node, path)];
+  for (const key of Object.keys(node)) {
+    const handled = (SAME as readonly string[]).includes(key) || IDENTITY_ONLY.has(key) ||
+      ['const', 'enum', 'type', 'properties', 'required', 'additionalProperties', 'items', 'uniqueItems', 'if', 'then', '$ref'].includes(key);
+    // propertyNames has no structural counterpart; the cairn validator still enforces it on every write.
+    if (!handled && key !== 'propertyNames') throw new Error(`${path}: the JSON Schema keyword "${key}" has no CRD counterpart; teach crd-schema.ts about it`);
+  }
+  if (out.type === undefined) throw new Error(`${path}: a structural schema needs a type here`);
+  return out;
+}
