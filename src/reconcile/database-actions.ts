@@ -1,7 +1,7 @@
 /**
  * @module Actions on databases: `restore` (from one of its completed backups, keyed by the
  * action's id so it never runs twice; the database is `restoring`, then `available`; a restore
- * that asked to rotate credentials is followed by a rotation) and `rotate_credentials` (a new
+ * that asked to rotate credentials succeeds only once the new password is in force) and `rotate_credentials` (a new
  * password, set crash-safely). Apps using the database are woken to roll out the new URL.
  */
 import type { StoredResource } from '../model/resource.js';
@@ -41,10 +41,21 @@ export async function restoreStep(ctx: ReconcileContext, r: StoredResource<'Data
     return { message };
   }
   if (restored.value.status !== 'available') return failed(ctx, r, action, `the vendor reports database ${db.externalId} ${restored.value.status} after the restore`);
-  const rotate = action.params.rotateCredentials === true;
-  ctx.store.actions.finish(action.id, 'succeeded', `restored backup ${backup.id}`, rotate ? { type: 'rotate_credentials', params: {} } : undefined);
-  ctx.record(r, 'Normal', REASON_RESTORED, `restored backup ${backup.id} of ${backup.createdAt}${rotate ? '; rotating credentials next' : ''}`);
-  return { message: `restored backup ${backup.id}`, usable: true, requeueAfterMs: 0 };
+  if (action.params.rotateCredentials !== true) {
+    ctx.store.actions.finish(action.id, 'succeeded', `restored backup ${backup.id}`);
+    ctx.record(r, 'Normal', REASON_RESTORED, `restored backup ${backup.id} of ${backup.createdAt}`);
+    return { message: `restored backup ${backup.id}`, usable: true, requeueAfterMs: 0 };
+  }
+  // The action succeeds only once the new password is in force, so a client that waits for it
+  // and then reads the credentials gets the new ones.
+  const rotated = await replacePassword(ctx, r, (password) => db.runtime.setPassword(db.externalId, password), () =>
+    ctx.store.actions.finish(action.id, 'succeeded', `restored backup ${backup.id} and gave the database a new password`),
+  );
+  if (!rotated.ok) return failed(ctx, r, action, `restored backup ${backup.id}, but rotating the credentials failed: ${rotated.message}`);
+  ctx.record(r, 'Normal', REASON_RESTORED, `restored backup ${backup.id} of ${backup.createdAt}`);
+  ctx.record(r, 'Normal', REASON_CREDENTIALS_ROTATED, `new password set for database ${db.externalId} after the restore (action ${action.id}); apps using it get a new release`);
+  wakeApps(ctx, r);
+  return { message: `restored backup ${backup.id}; credentials rotated`, usable: true, requeueAfterMs: 0 };
 }
 
 /** Carries the oldest credential rotation out; null when there is none. */

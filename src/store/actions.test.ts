@@ -35,12 +35,13 @@ describe('Actions', () => {
     expect(f.store.actions.get(stop.id)).toMatchObject({ status: 'failed', message: 'spec.state changed' });
   });
 
-  it('adds a follow-up in the same step that finishes an action, and only once', () => {
+  it('keeps the first outcome of an action finished twice', () => {
     const restore = f.store.actions.request('default', f.databaseUid, 'restore', { backupId: 'b1', rotateCredentials: true });
     f.store.actions.markRunning(restore.id);
-    f.store.actions.finish(restore.id, 'succeeded', 'restored', { type: 'rotate_credentials', params: {} });
-    f.store.actions.finish(restore.id, 'succeeded', 'restored', { type: 'rotate_credentials', params: {} });
-    expect(f.store.actions.open(f.databaseUid).map((a) => a.type)).toEqual(['rotate_credentials']);
+    f.store.actions.finish(restore.id, 'succeeded', 'restored');
+    f.store.actions.finish(restore.id, 'failed', 'too late');
+    expect(f.store.actions.get(restore.id)).toMatchObject({ status: 'succeeded', message: 'restored' });
+    expect(f.store.actions.open(f.databaseUid)).toEqual([]);
     expect(f.store.actions.get(restore.id)?.params).toEqual({ backupId: 'b1', rotateCredentials: true });
   });
 

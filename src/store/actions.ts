@@ -56,12 +56,6 @@ export const ACTION_TARGETS: Readonly<Record<ActionType, readonly Kind[]>> = {
   rotate_credentials: ['Database'],
 };
 
-/** An action to ask for in the same transaction as another one finishes. */
-export interface FollowUp {
-  type: ActionType;
-  params: Record<string, unknown>;
-}
-
 export class Actions {
   private readonly sql: StatementCache;
 
@@ -106,17 +100,13 @@ export class Actions {
     this.sql.get(`UPDATE actions SET step = ? WHERE id = ? AND status = 'running'`).run(step, id);
   }
 
-  /**
-   * Ends an unfinished action; a finished one is left as it is. A follow-up (a rotation after a
-   * restore that asked for one) is added in the same transaction, so a crash loses neither.
-   */
-  finish(id: string, status: 'succeeded' | 'failed', message: string, followUp?: FollowUp): void {
+  /** Ends an unfinished action; a finished one is left as it is. */
+  finish(id: string, status: 'succeeded' | 'failed', message: string): void {
     this.db
       .transaction((): void => {
         const row = this.row(id);
         if (!row || (row.status !== 'pending' && row.status !== 'running')) return;
         this.sql.get(`UPDATE actions SET status = ?, message = ?, finished_at = ? WHERE id = ?`).run(status, message, nowIso(), id);
-        if (followUp) this.insert(row.tenant, row.uid, followUp.type, followUp.params);
       })
       .immediate();
   }
