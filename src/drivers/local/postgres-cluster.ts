@@ -5,6 +5,8 @@
  * root can reach (trusted: that is how cairn itself administers it).
  */
 import { chmodSync, chownSync, existsSync, mkdirSync, readFileSync, rmSync, statSync, appendFileSync } from 'node:fs';
+import { createHash } from 'node:crypto';
+import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import pg from 'pg';
 import { UnsupportedError } from '../errors.js';
@@ -37,6 +39,11 @@ function makeTraversable(dir: string, user: OsUser): void {
   }
 }
 
+/** Where the socket of the cluster in `clusterDir` goes when its own dir's path is too long for one. */
+export function fallbackSocketDir(clusterDir: string): string {
+  return join(tmpdir(), `cairn-pg-${createHash('sha256').update(resolve(clusterDir)).digest('hex').slice(0, 16)}`);
+}
+
 export class PostgresCluster {
   constructor(
     readonly dir: string,
@@ -49,25 +56,35 @@ export class PostgresCluster {
     return join(this.dir, 'data');
   }
 
+  /**
+   * The socket's directory: `run/` in the cluster's dir, or — when that path would pass the Unix
+   * limit on socket paths — a directory of its own under the system's temp dir, named after it.
+   */
   get socketDir(): string {
-    return join(this.dir, 'run');
+    const inside = join(this.dir, 'run');
+    if (join(inside, `.s.PGSQL.${this.port}`).length <= MAX_SOCKET_PATH) return inside;
+    return fallbackSocketDir(this.dir);
   }
 
   private bin(program: string): string {
     return join(this.installation.binDir, program);
   }
 
+  /** A directory only the cluster's OS user (and root) can enter. */
+  private makeOwnDir(dir: string): void {
+    mkdirSync(dir, { recursive: true, mode: 0o700 });
+    if (this.runAs) chownSync(dir, this.runAs.uid, this.runAs.gid);
+  }
+
   /** Makes the cluster anew (whatever a crashed earlier attempt left is removed first). */
   async init(): Promise<void> {
     const socketPath = join(this.socketDir, `.s.PGSQL.${this.port}`);
     if (socketPath.length > MAX_SOCKET_PATH) {
-      throw new UnsupportedError(`the cluster's socket path ${socketPath} is longer than ${MAX_SOCKET_PATH} characters (a Unix limit); use a shorter data dir`);
+      throw new UnsupportedError(`the cluster's socket path ${socketPath} is longer than ${MAX_SOCKET_PATH} characters (a Unix limit); set TMPDIR to a shorter directory`);
     }
     rmSync(this.dir, { recursive: true, force: true });
-    for (const dir of [this.dir, this.dataDir, this.socketDir]) {
-      mkdirSync(dir, { recursive: true, mode: 0o700 });
-      if (this.runAs) chownSync(dir, this.runAs.uid, this.runAs.gid);
-    }
+    rmSync(this.socketDir, { recursive: true, force: true });
+    for (const dir of [this.dir, this.dataDir, this.socketDir]) this.makeOwnDir(dir);
     if (this.runAs) makeTraversable(this.dir, this.runAs);
     await runProgram(this.bin('initdb'), ['-D', this.dataDir, '-U', SUPERUSER, '--auth-local=trust', '--auth-host=scram-sha-256', '--encoding=UTF8', '--locale=C'], {
       runAs: this.runAs,
@@ -108,7 +125,8 @@ export class PostgresCluster {
   /** Starts it unless it runs; waits until it accepts connections. */
   async start(): Promise<void> {
     if (this.runningPid() !== null) return;
-    await runProgram(this.bin('pg_ctl'), ['-D', this.dataDir, '-l', join(this.socketDir, 'postgres.log'), '-w', '-t', '60', 'start'], {
+    this.makeOwnDir(this.socketDir); // a socket dir under the temp dir may have been cleaned away
+    await runProgram(this.bin('pg_ctl'), ['-D', this.dataDir, '-l', join(this.dir, 'postgres.log'), '-w', '-t', '60', 'start'], {
       runAs: this.runAs,
       timeoutMs: 90_000,
     });
@@ -124,6 +142,7 @@ export class PostgresCluster {
   async destroy(): Promise<void> {
     await this.stop();
     rmSync(this.dir, { recursive: true, force: true });
+    rmSync(this.socketDir, { recursive: true, force: true });
   }
 
   /** Runs `work` as the superuser over the cluster's socket. */
