@@ -94,8 +94,9 @@ export function registerServeCommand(program: Command): void {
         void controller
           .stop()
           .then(() => new Promise<void>((done) => server.close(() => done())))
+          // Drivers stop what runs inside this process (the local vendor's apps) before it exits.
+          .finally(() => app.drivers.close())
           .finally(() => {
-            void app.drivers.close();
             store.close();
             resolve();
           });

@@ -1,12 +1,11 @@
 /**
  * @module What a release of an app runs: its source fetched into the release directory (git at
- * a ref, or a copy of a local path) with the command to start it, or an image run by docker or
- * podman. Sources this host cannot serve are refused with what is missing.
+ * a ref), a directory of this host run where it is (a path, resolved from cairn's working
+ * directory), or an image run by docker or podman. Sources this host cannot serve are refused with what is missing.
  */
 import { execFile } from 'node:child_process';
 import { existsSync, statSync } from 'node:fs';
-import { cp } from 'node:fs/promises';
-import { delimiter, join, relative, resolve, sep } from 'node:path';
+import { delimiter, join, resolve } from 'node:path';
 import type { AppDesired } from '../contract.js';
 import { UnsupportedError, VendorRejectedError } from '../errors.js';
 import { checkOutGit } from './git-checkout.js';
@@ -68,9 +67,8 @@ export async function fetchSource(desired: AppDesired, dir: string): Promise<Fet
     return { cwd: resolve(dir, source.git.path), commit };
   }
   if (source.path !== undefined) {
-    const root = resolve(source.path);
-    await cp(root, dir, { recursive: true, filter: (from) => !relative(root, from).split(sep).includes('.git') });
-    return { cwd: dir, commit: null };
+    // A path source runs where it is, like a developer's checkout: its build and its modules stay there.
+    return { cwd: resolve(source.path), commit: null };
   }
   return { cwd: dir, commit: null };
 }
