@@ -13,7 +13,7 @@ import git from 'isomorphic-git';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { postgresInstallations } from '../src/drivers/local/postgres-installations.js';
 import { startApiServer, type ApiServer } from './support/api-server.js';
-import { REPO_ROOT } from './support/cairn-process.js';
+import { REPO_ROOT, runCairn, spawnCairn } from './support/cairn-process.js';
 import { stopLocalClusters } from './support/local-clusters.js';
 
 const PASSWORD = 'correct horse battery staple';
@@ -191,5 +191,24 @@ describe('an app on the local vendor', () => {
     expect(logs.some((l) => l.stream === 'system' && /(was killed by SIGKILL|exited with code 137)$/.test(l.line))).toBe(true);
     expect(logs.some((l) => l.stream === 'system' && /restarting in \d+ ms/.test(l.line))).toBe(true);
     expect((await call('GET', `/api/v1/apps/${appId}/logs?tail=2`)).body.items).toHaveLength(2);
+  });
+
+  it('prints its logs with cairn logs, and follows them with -f', async () => {
+    const printed = await runCairn(['logs', 'counter', '--tail', '1000', '--data-dir', dataDir]);
+    expect(printed.code).toBe(0);
+    expect(printed.stdout).toMatch(/ stdout +v3 listening on \d+/);
+    const follow = spawnCairn(['logs', 'counter', '--tail', '1', '-f', '--data-dir', dataDir]);
+    let followed = '';
+    follow.stdout?.on('data', (chunk: Buffer) => (followed += chunk.toString()));
+    const exited = new Promise((resolve) => follow.once('exit', resolve));
+    try {
+      await until('cairn logs -f to start', () => Promise.resolve(followed), (text) => text.length > 0, 20_000);
+      const next = await deploy(appId);
+      expect(next.status).toBe('succeeded');
+      await until('the new release in the followed logs', () => Promise.resolve(followed), (text) => /release \d+: fetching /.test(text) && /release \d+: healthy/.test(text), 20_000);
+    } finally {
+      follow.kill('SIGINT');
+      await exited;
+    }
   });
 });

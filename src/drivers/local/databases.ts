@@ -90,7 +90,7 @@ export class LocalDatabases implements DatabaseRuntime, Workloads {
     const record: DatabaseRecord = {
       id: this.host.newId('pg'), name: desired.name, clientToken: key, serverId: server.id, type: 'postgresql', version: desired.version,
       storageGb: desired.storageGb, port: await freePort(), username: name, database: name, status: 'creating', message: null,
-      engineVersion: installation.version, restores: [],
+      engineVersion: installation.version, restores: [], workerPid: process.pid,
     };
     this.host.state.update((s) => s.databases.push(record));
     this.host.background(() => this.build(record, desired.password));
@@ -165,7 +165,7 @@ export class LocalDatabases implements DatabaseRuntime, Workloads {
     const id = this.host.newId('backup');
     const record: BackupRecord = {
       id, clientToken: key, databaseId: db.id, status: 'running', sizeBytes: null, checksum: null, file: this.host.backupFile(id),
-      createdAt: new Date().toISOString(), completedAt: null, message: null,
+      createdAt: new Date().toISOString(), completedAt: null, message: null, workerPid: process.pid,
     };
     this.host.state.update((s) => {
       s.backups.push(record);
@@ -226,7 +226,7 @@ export class LocalDatabases implements DatabaseRuntime, Workloads {
     }
     this.change(db.id, (d) => {
       d.status = 'restoring';
-      d.restores.push({ key, backupId: backup.id, status: 'running', message: null });
+      d.restores.push({ key, backupId: backup.id, status: 'running', message: null, workerPid: process.pid });
     });
     this.host.background(async () => {
       let outcome: { status: 'succeeded' | 'failed'; message: string | null };

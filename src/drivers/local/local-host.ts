@@ -36,17 +36,31 @@ export class LocalHost {
     this.recoverInterruptedWork();
   }
 
-  /** Work that a previous cairn process was doing when it stopped did not finish: say so. */
+  /**
+   * Work whose cairn process is gone (it stopped or was killed while backing up, restoring or
+   * creating) never finishes: say so. Work of a cairn process still running is left to it.
+   */
   private recoverInterruptedWork(): void {
+    const orphaned = (pid: number | undefined): boolean => pid === undefined || !processAlive(pid);
+    const state = this.state.current;
+    const stale =
+      state.backups.some((b) => b.status === 'running' && orphaned(b.workerPid)) ||
+      state.databases.some((d) => (d.status === 'creating' && orphaned(d.workerPid)) || d.restores.some((r) => r.status === 'running' && orphaned(r.workerPid)));
+    if (!stale) return;
     const now = new Date().toISOString();
     this.state.update((s) => {
       for (const b of s.backups) {
-        if (b.status === 'running') Object.assign(b, { status: 'failed', completedAt: now, message: 'cairn stopped while this backup ran' });
+        if (b.status === 'running' && orphaned(b.workerPid)) Object.assign(b, { status: 'failed', completedAt: now, message: 'cairn stopped while this backup ran' });
       }
       for (const d of s.databases) {
-        for (const r of d.restores) if (r.status === 'running') Object.assign(r, { status: 'failed', message: 'cairn stopped while this restore ran' });
-        if (d.status === 'backing_up' || d.status === 'restoring') d.status = 'available';
-        if (d.status === 'creating') Object.assign(d, { status: 'error', message: 'cairn stopped while this database was being created; delete it and create it again' });
+        for (const r of d.restores) {
+          if (r.status === 'running' && orphaned(r.workerPid)) Object.assign(r, { status: 'failed', message: 'cairn stopped while this restore ran' });
+        }
+        const busy = s.backups.some((b) => b.databaseId === d.id && b.status === 'running') || d.restores.some((r) => r.status === 'running');
+        if ((d.status === 'backing_up' || d.status === 'restoring') && !busy) d.status = 'available';
+        if (d.status === 'creating' && orphaned(d.workerPid)) {
+          Object.assign(d, { status: 'error', message: 'cairn stopped while this database was being created; delete it and create it again' });
+        }
       }
     });
   }
@@ -99,6 +113,15 @@ export class LocalHost {
     for (const close of this.closers) await close();
     while (this.tasks.size > 0) await Promise.allSettled([...this.tasks]);
     this.sampler.close();
+  }
+}
+
+function processAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === 'EPERM';
   }
 }
 

@@ -34,7 +34,9 @@ export interface DatabaseRecord {
   message: string | null;
   engineVersion: string | null;
   /** Restores asked for, by key, and how each went. */
-  restores: Array<{ key: string; backupId: string; status: 'running' | 'succeeded' | 'failed'; message: string | null }>;
+  restores: Array<{ key: string; backupId: string; status: 'running' | 'succeeded' | 'failed'; message: string | null; workerPid?: number }>;
+  /** The cairn process creating it, while it is `creating`. */
+  workerPid?: number;
 }
 
 export interface BackupRecord {
@@ -48,6 +50,8 @@ export interface BackupRecord {
   createdAt: string;
   completedAt: string | null;
   message: string | null;
+  /** The cairn process taking it, while it is `running`. */
+  workerPid?: number;
 }
 
 export interface AppRecord {
