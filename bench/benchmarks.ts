@@ -3,7 +3,8 @@
  */
 import { apiBenchmark } from './api.bench.js';
 import { applyBenchmark } from './apply.bench.js';
+import { localBenchmark } from './local.bench.js';
 import { planBenchmark } from './plan.bench.js';
 import type { Benchmark } from './support/benchmark.js';
 
-export const BENCHMARKS: ReadonlyArray<Benchmark<unknown>> = [planBenchmark, applyBenchmark, apiBenchmark];
+export const BENCHMARKS: ReadonlyArray<Benchmark<unknown>> = [planBenchmark, applyBenchmark, apiBenchmark, localBenchmark];

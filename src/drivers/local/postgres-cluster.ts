@@ -129,6 +129,7 @@ export class PostgresCluster {
     await runProgram(this.bin('pg_ctl'), ['-D', this.dataDir, '-l', join(this.dir, 'postgres.log'), '-w', '-t', '60', 'start'], {
       runAs: this.runAs,
       timeoutMs: 90_000,
+      ownSession: true, // the cluster outlives cairn, and Ctrl-C in cairn's terminal must not stop it
     });
   }
 

@@ -22,6 +22,8 @@ export interface RunOptions {
   /** Where its stdout goes; by default collected and returned. */
   stdout?: Writable;
   timeoutMs?: number;
+  /** Runs it in a session of its own, so that what it leaves running (a daemon) gets no signal meant for cairn's terminal (Ctrl-C). */
+  ownSession?: boolean;
 }
 
 export interface RunResult {
@@ -42,6 +44,7 @@ export function runProgram(file: string, args: readonly string[], options: RunOp
       uid: options.runAs?.uid,
       gid: options.runAs?.gid,
       stdio: [options.stdin ? 'pipe' : 'ignore', 'pipe', 'pipe'],
+      detached: options.ownSession ?? false,
     });
     let stdout = '';
     let stderr = '';
