@@ -16,6 +16,7 @@ import { VendorRejectedError } from '../errors.js';
 import { AppLog } from './app-log.js';
 import { checkSource, containerEngine, fetchSource } from './app-source.js';
 import { freePort } from './free-port.js';
+import { ownershipEnv, reapOrphanedApps } from './orphaned-apps.js';
 import { waitHealthy } from './health-check.js';
 import type { LocalHost, Workloads } from './local-host.js';
 import type { AppRecord } from './state-file.js';
@@ -62,7 +63,10 @@ interface LiveApp {
 export class LocalApps implements AppRuntime, Workloads {
   private readonly live = new Map<string, LiveApp>();
 
-  constructor(private readonly host: LocalHost) {}
+  constructor(private readonly host: LocalHost) {
+    const reaped = reapOrphanedApps(host.root);
+    for (const pid of reaped) process.emitWarning(`stopped app process ${pid}, left running by a cairn process that is gone`);
+  }
 
   private record(ref: ExternalRef): AppRecord | undefined {
     const all = this.host.state.current.apps;
@@ -198,7 +202,7 @@ export class LocalApps implements AppRuntime, Workloads {
 
   private environment(desired: AppDesired): NodeJS.ProcessEnv {
     const inherited = Object.fromEntries(INHERITED_ENV.flatMap((name) => (process.env[name] === undefined ? [] : [[name, process.env[name]]])));
-    return { ...inherited, ...desired.env };
+    return { ...inherited, ...desired.env, ...ownershipEnv(this.host.root) };
   }
 
   private async build(command: string, cwd: string, env: NodeJS.ProcessEnv, log: AppLog): Promise<void> {

@@ -1,18 +1,20 @@
 /**
  * @module Tests of the local vendor against this host: the shared driver contract with real
  * PostgreSQL clusters (the newest version installed) and a real Node app, the host's real
- * metrics, and what it refuses (other regions and sizes, versions not installed, MongoDB
+ * metrics, powering its server off and on, reaping app processes left by a dead cairn, and what it refuses (other regions and sizes, versions not installed, MongoDB
  * without mongod, image sources without a container engine).
  */
+import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pg from 'pg';
 import { afterAll, describe, expect, it } from 'vitest';
 import type { DriverConfig } from '../contract.js';
-import { runCloudDriverContract, runRuntimeDriverContract } from '../driver.contract.js';
+import { runCloudDriverContract, runRuntimeDriverContract, waitUntil } from '../driver.contract.js';
 import { UnsupportedError, VendorRejectedError } from '../errors.js';
 import { localVendor } from './index.js';
+import { reapOrphanedApps } from './orphaned-apps.js';
 import { postgresInstallations } from './postgres-installations.js';
 
 const dirs: string[] = [];
@@ -139,4 +141,60 @@ describe('local vendor', () => {
       await cloud.close();
     }
   });
+
+  it('stops the databases and apps on a server powered off, and starts them again when it is powered on', async () => {
+    const dataDir = tempDir();
+    const cloud = await localVendor.createCloudDriver(config(dataDir));
+    const runtime = await localVendor.createRuntimeDriver(config(dataDir));
+    try {
+      const server = await cloud.servers.create('host', { name: 'h', region: 'local', size: 'host', image: 'debian-12' });
+      const placement = { serverExternalId: server.id, serverAddress: '127.0.0.1' };
+      const password = 'power-password-0123456789';
+      const db = await runtime.databases.create('db', { name: 'power-db', type: 'postgresql', version: installedMajor, storageGb: 1, placement, password });
+      const app = await runtime.apps.create('app', {
+        name: 'power-app', placement, source: { path: nodeApp() }, build: null, command: 'node server.js', port: null, env: { GREETING: 'on' }, healthCheckPath: '/healthz', state: 'running',
+      });
+      await waitUntil(() => runtime.databases.observe({ key: 'db', externalId: db.id }), (d) => d?.status === 'available', 60_000, 'database');
+      await waitUntil(() => runtime.apps.observe({ key: 'app', externalId: app.id }), (a) => a?.status === 'running', 60_000, 'app');
+      const endpoint = await runtime.databases.endpoint(db.id);
+      const url = app.url ?? '';
+      expect(await (await fetch(url)).text()).toBe('on');
+
+      expect((await cloud.power(server.id, 'power_off')).status).toBe('stopped');
+      await expect(passwordWorks(endpoint, password)).rejects.toThrow(/ECONNREFUSED/);
+      await expect(fetch(url)).rejects.toThrow();
+      expect((await runtime.apps.observe({ key: 'app', externalId: app.id }))?.status).toBe('stopped');
+      expect((await runtime.databases.observe({ key: 'db', externalId: db.id }))?.down).toBeUndefined(); // stopped as asked, not drift
+
+      expect((await cloud.power(server.id, 'power_on')).status).toBe('running');
+      expect(await passwordWorks(endpoint, password)).toBe(true);
+      expect(await waitUntil(async () => fetch(url).then((r) => r.text(), () => ''), (text) => text === 'on', 10_000, 'the app back')).toBe('on');
+      await runtime.apps.delete(app.id);
+      await runtime.databases.delete(db.id);
+    } finally {
+      await runtime.close();
+      await cloud.close();
+    }
+  });
+
+  it('kills app processes left behind by a cairn process that is gone, and only those', async () => {
+    const hostRoot = tempDir();
+    const dead = spawn(process.execPath, ['-e', '0']);
+    await new Promise((resolve) => dead.once('exit', resolve));
+    const start = (owner: number): ChildProcess =>
+      spawn('sleep', ['60'], { env: { ...process.env, CAIRN_LOCAL_HOST: hostRoot, CAIRN_LOCAL_OWNER: String(owner) }, stdio: 'ignore' });
+    const orphan = start(dead.pid ?? 0);
+    const owned = start(process.ppid);
+    try {
+      await waitUntil(() => Promise.resolve(reapOrphanedApps(hostRoot)), (pids) => pids.length > 0, 5_000, 'the orphan to be found');
+      await new Promise((resolve) => (orphan.exitCode !== null || orphan.signalCode !== null ? resolve(undefined) : orphan.once('exit', resolve)));
+      expect(orphan.signalCode).toBe('SIGKILL');
+      expect(owned.exitCode).toBeNull();
+      expect(owned.signalCode).toBeNull();
+    } finally {
+      owned.kill('SIGKILL');
+      orphan.kill('SIGKILL');
+    }
+  });
 });
+
