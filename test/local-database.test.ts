@@ -180,4 +180,16 @@ describe('a PostgreSQL database on the local vendor', () => {
     await until('the killed cluster to be started again', () => orderCount(url), (n) => n === 4, 60_000);
     expect(clusterPids(dataDir)[0]).not.toBe(pid);
   });
+
+  it('is deleted with a final backup first, and its cluster is gone', async () => {
+    const before = (await call('GET', `/api/v1/databases/${dbId}/backups`)).body.items.length as number;
+    const deleting = await call('DELETE', `/api/v1/databases/${dbId}`);
+    expect(deleting.status).toBe(202);
+    await until('the database to be gone', () => call('GET', `/api/v1/databases/${dbId}`), (answer) => answer.status === 404);
+    const events = (await call('GET', `/api/v1/events?resource_id=${dbId}&limit=200`)).body.items as Array<{ message: string }>;
+    expect(events.some((e) => /final backup/i.test(e.message))).toBe(true);
+    const dumps = readdirSync(join(dataDir, 'local', 'backups')).filter((f) => f.endsWith('.dump'));
+    expect(dumps.length).toBe(before + 1);
+    expect(clusterPids(dataDir)).toEqual([]);
+  });
 });
