@@ -193,6 +193,18 @@ describe('an app on the local vendor', () => {
     expect((await call('GET', `/api/v1/apps/${appId}/logs?tail=2`)).body.items).toHaveLength(2);
   });
 
+  it('stops and stays stopped, then starts again on the same URL', async () => {
+    const stopping = await call('POST', `/api/v1/apps/${appId}/stop`);
+    expect(stopping.status).toBe(202);
+    await api.until<any>(`/api/v1/apps/${appId}`, token, (a) => a.status === 'stopped', 30_000);
+    await expect(visit(url)).rejects.toThrow();
+    await new Promise((resolve) => setTimeout(resolve, 1_500)); // longer than the first restart backoff: nothing brings it back
+    await expect(visit(url)).rejects.toThrow();
+    expect((await call('POST', `/api/v1/apps/${appId}/start`)).status).toBe(202);
+    await api.until<any>(`/api/v1/apps/${appId}`, token, (a) => a.status === 'running', 30_000);
+    expect((await visit(url)).version).toBe(3);
+  });
+
   it('prints its logs with cairn logs, and follows them with -f', async () => {
     const printed = await runCairn(['logs', 'counter', '--tail', '1000', '--data-dir', dataDir]);
     expect(printed.code).toBe(0);

@@ -118,6 +118,12 @@ describe('a PostgreSQL database on the local vendor', () => {
     expect(credentials.status).toBe(200);
     url = credentials.body.connection_string;
     expect(url).toBe(`postgresql://${credentials.body.username}:${credentials.body.password}@127.0.0.1:${credentials.body.port}/${credentials.body.database}`);
+    const server = (await call('GET', '/api/v1/servers')).body.items.find((x: any) => x.name === 'this-host');
+    const metrics = await call('GET', `/api/v1/servers/${server.id}/metrics`);
+    expect(metrics.status).toBe(200);
+    expect(metrics.body.memory_percent).toBeGreaterThan(0);
+    expect(metrics.body.disk_percent).toBeGreaterThan(0);
+    expect(metrics.body.series.length).toBeGreaterThan(0);
     await query(url, 'create table orders (id serial primary key, item text not null)');
     await query(url, "insert into orders (item) values ('tea'), ('bread'), ('soap')");
     expect(await orderCount(url)).toBe(3);
