@@ -223,4 +223,14 @@ describe('an app on the local vendor', () => {
       await exited;
     }
   });
+
+  it('stops with cairn, and a restarted cairn serves it again at the same URL', async () => {
+    await api.stop();
+    await expect(visit(url)).rejects.toThrow();
+    api = await startApiServer({ CAIRN_LOCAL_HEALTH_TIMEOUT_MS: '3000', CAIRN_POLL_MS: '100' }, { dataDir });
+    ({ access_token: token } = await api.login('owner@example.com', PASSWORD));
+    const back = await until('the app served again', () => visit(url), (v) => v.version === 3, 50_000);
+    expect(back.visits).toBeGreaterThan(3);
+  });
 });
+
