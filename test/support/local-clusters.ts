@@ -35,9 +35,10 @@ export async function stopLocalClusters(dataDir: string): Promise<void> {
   const bin = postgresInstallations()[0]?.binDir;
   if (!bin) return;
   for (const dir of clusterDataDirs(dataDir)) {
-    if (!existsSync(join(dir, 'postmaster.pid'))) continue;
-    const owner = statSync(dir);
-    await runProgram(join(bin, 'pg_ctl'), ['-D', dir, '-m', 'immediate', '-w', 'stop'], { runAs: { name: 'owner', uid: owner.uid, gid: owner.gid } }).catch(() => undefined);
+    if (existsSync(join(dir, 'postmaster.pid'))) {
+      const owner = statSync(dir);
+      await runProgram(join(bin, 'pg_ctl'), ['-D', dir, '-m', 'immediate', '-w', 'stop'], { runAs: { name: 'owner', uid: owner.uid, gid: owner.gid } }).catch(() => undefined);
+    }
     rmSync(fallbackSocketDir(dirname(dir)), { recursive: true, force: true });
   }
 }
