@@ -3,7 +3,7 @@ import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
 
 export default tseslint.config(
-  { ignores: ['dist/', 'node_modules/', 'coverage/', '.cairn/', 'bin/', 'eslint.config.js'] },
+  { ignores: ['dist/', 'node_modules/', 'coverage/', '.cairn/', 'bin/', 'eslint.config.js', 'examples/'] },
   js.configs.recommended,
   ...tseslint.configs.recommendedTypeChecked,
   {

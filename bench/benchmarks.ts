@@ -5,7 +5,8 @@ import { apiBenchmark } from './api.bench.js';
 import { applyBenchmark } from './apply.bench.js';
 import { gitopsBenchmark } from './gitops.bench.js';
 import { kubectlBenchmark } from './kubectl.bench.js';
+import { localBenchmark } from './local.bench.js';
 import { planBenchmark } from './plan.bench.js';
 import type { Benchmark } from './support/benchmark.js';
 
-export const BENCHMARKS: ReadonlyArray<Benchmark<unknown>> = [planBenchmark, applyBenchmark, apiBenchmark, gitopsBenchmark, kubectlBenchmark];
+export const BENCHMARKS: ReadonlyArray<Benchmark<unknown>> = [planBenchmark, applyBenchmark, apiBenchmark, gitopsBenchmark, kubectlBenchmark, localBenchmark];

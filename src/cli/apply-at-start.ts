@@ -7,6 +7,7 @@ import { renderPlanText } from '../model/plan-render-text.js';
 import { shouldUseColor } from '../model/terminal-color.js';
 import { DEFAULT_TENANT, displayName, type AnyManifest } from '../model/resource.js';
 import type { Store } from '../store/store.js';
+import { appUrlLines } from './app-urls.js';
 import { followConvergence, type ConvergenceTarget } from './convergence.js';
 import { planForManifests } from '../store/plan-for-manifests.js';
 import { sortByKind } from './sort-by-kind.js';
@@ -34,6 +35,7 @@ export function applyAtStart(store: Store, manifests: readonly AnyManifest[], st
     const problems = [...report.states.values()].filter((s) => s.state !== 'ready');
     if (problems.length === 0) {
       console.log(`all ${targets.length} resources are ready; look at them with: cairn get servers (or databases, apps)`);
+      for (const line of appUrlLines(store, targets)) console.log(line);
     } else {
       for (const p of problems) console.error(`${displayName(p.target)} is ${p.state}: ${p.detail}`);
     }

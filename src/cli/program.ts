@@ -6,6 +6,7 @@ import { registerApplyCommand } from './commands/apply.js';
 import { registerDeleteCommand } from './commands/delete.js';
 import { registerGetCommand } from './commands/get.js';
 import { registerKeysCommand } from './commands/keys.js';
+import { registerLogsCommand } from './commands/logs.js';
 import { registerPlanCommand } from './commands/plan.js';
 import { registerSandboxCloudCommand } from './commands/sandbox-cloud.js';
 import { registerServeCommand } from './commands/serve.js';
@@ -25,6 +26,7 @@ export function buildProgram(): Command {
     registerApplyCommand,
     registerDeleteCommand,
     registerGetCommand,
+    registerLogsCommand,
     registerServeCommand,
     registerSandboxCloudCommand,
     registerUsersCommand,

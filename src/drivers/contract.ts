@@ -168,6 +168,13 @@ export interface DatabaseObserved {
   host: string | null;
   port: number | null;
   engineVersion: string | null;
+  /** Why the vendor reports it in error, when it says. */
+  message?: string | null;
+  /**
+   * Set when the vendor knows the database's server process is not running although it should
+   * (killed, host restarted): drift that `update` heals by starting it again.
+   */
+  down?: string;
 }
 
 export type VendorAppStatus = 'deploying' | 'running' | 'stopping' | 'stopped' | 'failed' | 'deleting';

@@ -3,9 +3,13 @@
  */
 import type { Vendor } from './contract.js';
 import { UnsupportedError } from './errors.js';
+import { localVendor } from './local/index.js';
 import { sandboxVendor } from './sandbox/index.js';
 
-export const vendors: Map<string, Vendor> = new Map<string, Vendor>([[sandboxVendor.id, sandboxVendor]]);
+export const vendors: Map<string, Vendor> = new Map<string, Vendor>([
+  [sandboxVendor.id, sandboxVendor],
+  [localVendor.id, localVendor],
+]);
 
 /** The vendor with this id; throws an UnsupportedError listing the supported ones otherwise. */
 export function getVendor(id: string): Vendor {

@@ -25,6 +25,11 @@ export interface RuntimeDriverFixture {
 export interface RuntimeContractOptions extends ContractTiming {
   /** The database engine and version to test with (default postgresql 16). */
   database?: { type: 'postgresql' | 'mongodb'; version: string };
+  /**
+   * What the test apps run (default: an image that the simulated sandbox does not really run).
+   * A runtime that runs real processes gives a program that serves `healthCheckPath` on PORT.
+   */
+  app?: Pick<AppDesired, 'source' | 'build' | 'command' | 'healthCheckPath'>;
 }
 
 export function runRuntimeDriverContract(name: string, makeDriver: () => Promise<RuntimeDriverFixture>, options: RuntimeContractOptions = {}): void {
@@ -64,10 +69,8 @@ function runtimeCases(makeDriver: () => Promise<RuntimeDriverFixture>, options: 
   }
 
   function app(label: string, env: Record<string, string> = { GREETING: 'hello' }): AppDesired {
-    return {
-      name: `contract-${label}`, placement: fixture.placement, source: { image: 'example.invalid/contract:1' },
-      build: null, command: 'serve', port: 8080, env, healthCheckPath: '/healthz', state: 'running',
-    };
+    const program = options.app ?? { source: { image: 'example.invalid/contract:1' }, build: null, command: 'serve', healthCheckPath: '/healthz' };
+    return { name: `contract-${label}`, placement: fixture.placement, ...program, port: 8080, env, state: 'running' };
   }
 
   async function availableDatabase(label: string, desired = database(label)): Promise<DatabaseObserved> {

@@ -268,13 +268,12 @@ describe('the fast path of loading', () => {
     for (const { text, file } of sources) expect(readManifestsFast(text, file, DEFAULT_MANIFEST_LIMITS)).toHaveProperty('manifests');
     const result = expectSameAsExact(sources);
     expect(result.manifests.map((m) => `${m.file}:${m.line}:${m.column} ${m.manifest.kind}/${m.manifest.metadata.name}`)).toEqual([
-      'provider.yaml:2:1 Provider/sandbox',
+      'provider.yaml:2:1 Provider/local',
       'servers.yaml:2:1 Server/web-1',
-      'servers.yaml:14:1 Server/web-2',
-      'database.yaml:2:1 Database/shop-db',
+      'database.yaml:3:1 Database/shop-db',
       'app.yaml:2:1 App/shop',
     ]);
-    expect(result.manifests[4]?.locate('/spec/databases/0')).toEqual({ line: 14, column: 15 });
+    expect(result.manifests[3]?.locate('/spec/databases/0')).toEqual({ line: 13, column: 15 });
   });
 });
 

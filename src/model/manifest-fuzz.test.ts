@@ -16,6 +16,7 @@ import { validateManifestShape } from './schema-validator.js';
 
 const quickstartDir = join(findPackageRoot(import.meta.dirname), 'examples', 'quickstart');
 const quickstartText = readdirSync(quickstartDir)
+  .filter((name) => name.endsWith('.yaml'))
   .sort()
   .map((name) => readFileSync(join(quickstartDir, name), 'utf8'))
   .join('---\n');

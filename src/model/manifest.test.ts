@@ -23,13 +23,13 @@ function lines(result: { errors: Parameters<typeof formatManifestError>[0][] }):
 }
 
 describe('the quickstart example', () => {
-  it('loads with no errors: a provider, two servers, a database and an app', async () => {
+  it('loads with no errors: the local provider, this host as a server, a database and an app', async () => {
     const result = await loadManifestPaths([join(root, 'examples', 'quickstart')]);
     expect(lines(result)).toEqual([]);
     const names = result.manifests.map((m) => `${m.manifest.kind}/${m.manifest.metadata.name}`).sort();
-    expect(names).toEqual(['App/shop', 'Database/shop-db', 'Provider/sandbox', 'Server/web-1', 'Server/web-2']);
+    expect(names).toEqual(['App/shop', 'Database/shop-db', 'Provider/local', 'Server/web-1']);
     const regions = result.manifests.flatMap((m) => (m.manifest.kind === 'Server' ? [m.manifest.spec.region] : []));
-    expect(new Set(regions).size).toBe(2);
+    expect(regions).toEqual(['local']);
   });
 });
 

@@ -60,6 +60,7 @@ const databaseAdapter: ManagedAdapter<'Database', DatabaseDesired, DatabaseObser
     const changes: string[] = [];
     if (observed.storageGb !== desired.storageGb) changes.push(`storageGb: ${observed.storageGb ?? 'none'} → ${desired.storageGb ?? 'none'}`);
     if (observed.version !== desired.version) changes.push(`version: ${observed.version} → ${desired.version}`);
+    if (observed.down !== undefined) changes.push(`running: ${observed.down} → started again`);
     return changes;
   },
 
@@ -69,7 +70,7 @@ const databaseAdapter: ManagedAdapter<'Database', DatabaseDesired, DatabaseObser
       case 'backing_up': // usable while a backup runs; the backup steps follow it
         return { phase: observed.status, settled: true };
       case 'error':
-        return { phase: 'error', settled: true, failed: `the vendor reports database ${observed.id} in error` };
+        return { phase: 'error', settled: true, failed: observed.message ?? `the vendor reports database ${observed.id} in error` };
       default:
         return { phase: observed.status, settled: false };
     }

@@ -16,8 +16,6 @@ import { nowIso, StatementCache } from './sqlite.js';
 export interface DeploymentRollout extends DeploymentRecord {
   /** The vendor's release number it rolled out, once the vendor has it. */
   release: number | null;
-  /** When the rollout began (it became `deploying`). */
-  startedAt: string | null;
   /** The reconciler's digest of the configuration it sent. */
   configDigest: string | null;
   /** The vendor's digest of the release it made. */
@@ -66,12 +64,13 @@ function toRecord(row: DeploymentRow): DeploymentRecord {
     message: row.message,
     buildOutputTail: row.build_output_tail,
     createdAt: row.created_at,
+    startedAt: row.started_at,
     finishedAt: row.finished_at,
   };
 }
 
 function toRollout(row: DeploymentRow): DeploymentRollout {
-  return { ...toRecord(row), release: row.release, startedAt: row.started_at, configDigest: row.config_digest, releaseDigest: row.release_digest };
+  return { ...toRecord(row), release: row.release, configDigest: row.config_digest, releaseDigest: row.release_digest };
 }
 
 export class Deployments {

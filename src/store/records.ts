@@ -41,6 +41,8 @@ export interface DeploymentRecord {
   /** The last lines of the build's output, when there was a build. */
   buildOutputTail: string | null;
   createdAt: string;
+  /** When its rollout began (it became `deploying`). */
+  startedAt: string | null;
   finishedAt: string | null;
 }
 

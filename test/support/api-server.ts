@@ -40,9 +40,14 @@ export interface ApiServer {
 /** Problems found by validating answers against the OpenAPI document, for a test to assert on. */
 export const contractProblems: string[] = [];
 
-export async function startApiServer(env: NodeJS.ProcessEnv = {}): Promise<ApiServer> {
+export interface ApiServerOptions {
+  /** Serve this data dir (e.g. again after a restart); it is left in place on stop. */
+  dataDir?: string;
+}
+
+export async function startApiServer(env: NodeJS.ProcessEnv = {}, options: ApiServerOptions = {}): Promise<ApiServer> {
   const root = mkdtempSync(join(tmpdir(), 'cairn-api-'));
-  const dataDir = join(root, 'state');
+  const dataDir = options.dataDir ?? join(root, 'state');
   const serve: ChildProcess = spawnCairn(['serve', '--port', '0', '--data-dir', dataDir], {
     env: { CAIRN_SANDBOX_PROVISION_MS: '100', CAIRN_LOG_LEVEL: 'info', ...env },
   });

@@ -29,7 +29,9 @@ export function deploymentRecord(d: DeploymentRecord): Record<string, unknown> {
     message: d.message,
     build_output_tail: d.buildOutputTail,
     created_at: d.createdAt,
+    started_at: d.startedAt,
     finished_at: d.finishedAt,
+    duration_ms: d.startedAt !== null && d.finishedAt !== null ? Date.parse(d.finishedAt) - Date.parse(d.startedAt) : null,
   };
 }
 

@@ -193,8 +193,9 @@ export function registerServeCommand(program: Command): void {
                 setTimeout(() => server.closeAllConnections(), SHUTDOWN_GRACE_MS).unref();
               }),
           )
+          // Drivers stop what runs inside this process (the local vendor's apps) before it exits.
+          .finally(() => app.drivers.close())
           .finally(() => {
-            void app.drivers.close();
             store.close();
             resolve();
           });

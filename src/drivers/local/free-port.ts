@@ -1,0 +1,18 @@
+/**
+ * @module A free TCP port on 127.0.0.1, found by binding port 0 and letting it go: for a
+ * PostgreSQL cluster, an app release, or an app's stable endpoint.
+ */
+import { createServer } from 'node:net';
+
+export function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.unref();
+    server.on('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const address = server.address();
+      const port = typeof address === 'object' && address !== null ? address.port : 0;
+      server.close(() => resolve(port));
+    });
+  });
+}

@@ -1,0 +1,71 @@
+/**
+ * @module An app's git source at a ref, written into a release directory with isomorphic-git
+ * (no git binary needed): an http(s) URL is cloned shallowly at the ref; a repository on this
+ * host (a path or file:// URL) has the ref's tree written out without touching the repository.
+ * Either way the commit is recorded.
+ */
+import * as fs from 'node:fs';
+import { chmod, mkdir, rm, symlink, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import git from 'isomorphic-git';
+import http from 'isomorphic-git/http/node';
+
+export interface GitSource {
+  url: string;
+  ref: string;
+}
+
+/** The repository's git dir when `url` names one on this host; undefined for a remote URL. */
+function localGitDir(url: string): string | undefined {
+  if (/^https?:\/\//.test(url)) return undefined;
+  const path = url.startsWith('file://') ? fileURLToPath(url) : url;
+  if (fs.existsSync(join(path, '.git'))) return join(path, '.git');
+  if (fs.existsSync(join(path, 'HEAD')) && fs.existsSync(join(path, 'objects'))) return path;
+  throw new Error(`${url} is not a git repository (no .git in it, and not a bare repository)`);
+}
+
+async function resolveCommit(gitdir: string, ref: string): Promise<string> {
+  let oid: string;
+  if (/^[0-9a-f]{40}$/.test(ref)) oid = ref;
+  else {
+    try {
+      oid = await git.resolveRef({ fs, gitdir, ref });
+    } catch {
+      throw new Error(`ref "${ref}" is not a branch, tag or commit of the repository`);
+    }
+  }
+  return (await git.readCommit({ fs, gitdir, oid })).oid;
+}
+
+async function writeTree(gitdir: string, oid: string, dir: string): Promise<void> {
+  await mkdir(dir, { recursive: true });
+  const { tree } = await git.readTree({ fs, gitdir, oid });
+  for (const entry of tree) {
+    const target = join(dir, entry.path);
+    if (entry.type === 'tree') await writeTree(gitdir, entry.oid, target);
+    else if (entry.type === 'blob') {
+      const { blob } = await git.readBlob({ fs, gitdir, oid: entry.oid });
+      if (entry.mode === '120000') await symlink(Buffer.from(blob).toString('utf8'), target);
+      else {
+        await writeFile(target, blob);
+        if (entry.mode === '100755') await chmod(target, 0o755);
+      }
+    }
+    // entry.type === 'commit' is a submodule: not fetched
+  }
+}
+
+/** Writes the source at its ref into `dir`; returns the commit. */
+export async function checkOutGit(source: GitSource, dir: string): Promise<string> {
+  const gitdir = localGitDir(source.url);
+  if (gitdir !== undefined) {
+    const commit = await resolveCommit(gitdir, source.ref);
+    await writeTree(gitdir, commit, dir);
+    return commit;
+  }
+  await git.clone({ fs, http, dir, url: source.url, ref: source.ref, singleBranch: true, depth: 1, noTags: true });
+  const commit = await git.resolveRef({ fs, dir, ref: 'HEAD' });
+  await rm(join(dir, '.git'), { recursive: true, force: true });
+  return commit;
+}

@@ -1,0 +1,69 @@
+/**
+ * @module Runs a program of the host to completion (initdb, pg_ctl, ...), optionally as another
+ * OS user, and says what it printed when it fails. Arguments go to the program as they are,
+ * never through a shell.
+ */
+import { spawn } from 'node:child_process';
+import type { Readable, Writable } from 'node:stream';
+
+/** Who a program runs as; undefined runs it as cairn's own user. */
+export interface OsUser {
+  name: string;
+  uid: number;
+  gid: number;
+}
+
+export interface RunOptions {
+  runAs?: OsUser;
+  env?: NodeJS.ProcessEnv;
+  cwd?: string;
+  /** Sent to the program's stdin (then closed). */
+  stdin?: Readable;
+  /** Where its stdout goes; by default collected and returned. */
+  stdout?: Writable;
+  timeoutMs?: number;
+  /** Runs it in a session of its own, so that what it leaves running (a daemon) gets no signal meant for cairn's terminal (Ctrl-C). */
+  ownSession?: boolean;
+}
+
+export interface RunResult {
+  stdout: string;
+  stderr: string;
+}
+
+/** The last lines of a program's output, for error messages. */
+function tail(text: string, lines = 8): string {
+  return text.trim().split('\n').slice(-lines).join('\n');
+}
+
+export function runProgram(file: string, args: readonly string[], options: RunOptions = {}): Promise<RunResult> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(file, args, {
+      cwd: options.cwd,
+      env: options.env ?? process.env,
+      uid: options.runAs?.uid,
+      gid: options.runAs?.gid,
+      stdio: [options.stdin ? 'pipe' : 'ignore', 'pipe', 'pipe'],
+      detached: options.ownSession ?? false,
+    });
+    let stdout = '';
+    let stderr = '';
+    if (options.stdout) child.stdout?.pipe(options.stdout);
+    else child.stdout?.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
+    child.stderr?.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+    if (options.stdin && child.stdin) {
+      child.stdin.on('error', () => undefined); // the program may exit before reading it all; its exit code says why
+      options.stdin.pipe(child.stdin);
+    }
+    const timer = options.timeoutMs === undefined ? undefined : setTimeout(() => child.kill('SIGKILL'), options.timeoutMs);
+    child.on('error', (error) => {
+      clearTimeout(timer);
+      reject(new Error(`cannot run ${file}: ${error.message}`));
+    });
+    child.on('close', (code, signal) => {
+      clearTimeout(timer);
+      if (code === 0) resolve({ stdout, stderr });
+      else reject(new Error(`${file.split('/').pop() ?? file} ${signal ? `was killed (${signal})` : `exited with code ${code}`}: ${tail(stderr || stdout) || 'no output'}`));
+    });
+  });
+}
