@@ -7,25 +7,20 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { ChildProcess } from 'node:child_process';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { runCairn, spawnCairn } from './support/cairn-process.js';
+import { runCairn, startServe } from './support/cairn-process.js';
 import { writeStack } from './support/manifests.js';
 
 let root: string;
 let serve: ChildProcess;
-let output = '';
+let output = (): string => '';
 let base = '';
 
 beforeAll(async () => {
   root = mkdtempSync(join(tmpdir(), 'cairn-serve-'));
-  serve = spawnCairn(['serve', '--port', '0', '--data-dir', join(root, 'state')], { env: { CAIRN_SANDBOX_PROVISION_MS: '100' } });
-  serve.stdout?.on('data', (chunk: Buffer) => (output += chunk.toString()));
-  serve.stderr?.on('data', (chunk: Buffer) => (output += chunk.toString()));
-  const deadline = Date.now() + 30_000;
-  while (!/reconciling/.test(output)) {
-    if (Date.now() > deadline) throw new Error(`serve did not start: ${output}`);
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
-  base = /listening on (http:\/\/127\.0\.0\.1:\d+)/.exec(output)?.[1] ?? '';
+  const started = await startServe(['--port', '0', '--data-dir', join(root, 'state')], { env: { CAIRN_SANDBOX_PROVISION_MS: '100' } });
+  serve = started.child;
+  output = started.output;
+  base = started.base;
 });
 afterAll(() => {
   if (serve.exitCode === null) serve.kill('SIGKILL');
@@ -52,6 +47,6 @@ describe('cairn serve', () => {
     const exited = new Promise<number | null>((resolve) => serve.once('exit', (code) => resolve(code)));
     serve.kill('SIGTERM');
     expect(await exited).toBe(0);
-    expect(output).toContain('shutting down');
+    expect(output()).toContain('shutting down');
   });
 });

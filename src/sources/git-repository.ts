@@ -1,37 +1,21 @@
 /**
- * @module A git source's repository, fetched with isomorphic-git over HTTP(S) into a bare cache
- * under the data dir: fetch a ref (branch, tag or commit id) to the commit it names, and read the
- * manifest files (*.yaml, *.yml) under a path of that commit straight from git's objects.
+ * @module A git source's repository, fetched over HTTP(S) into a bare cache under the data dir
+ * (see git/fetch-ref.ts): fetch a ref (branch, tag or commit id) to the commit it names, and read
+ * the manifest files (*.yaml, *.yml) under a path of that commit straight from git's objects.
  */
 import fs from 'node:fs';
 import git from 'isomorphic-git';
-import http from 'isomorphic-git/http/node';
+import { FetchError, fetchRef, type FetchRequest } from '../git/fetch-ref.js';
 import type { ManifestSource } from '../model/manifest-files.js';
 import type { SourceCredentials } from '../store/sources.js';
 
-const COMMIT_ID = /^[0-9a-f]{40}$/i;
 const MANIFEST_FILE = /\.ya?ml$/i;
 
-/** Fetching failed: the message says why, in words a user can act on. */
-export class FetchError extends Error {
-  override readonly name = 'FetchError';
-}
+export { FetchError };
 
-function onAuthFor(credentials: SourceCredentials | undefined): git.AuthCallback | undefined {
+function basicAuthFor(credentials: SourceCredentials | undefined): FetchRequest['auth'] {
   if (!credentials) return undefined;
-  return () => (credentials.type === 'token' ? { username: 'x-access-token', password: credentials.token } : { username: credentials.username, password: credentials.password });
-}
-
-function describeFetchFailure(url: string, ref: string, error: unknown, credentials: SourceCredentials | undefined): string {
-  const status = (error as { data?: { statusCode?: number } }).data?.statusCode;
-  const code = (error as { code?: string }).code;
-  if (status === 401 || status === 403 || code === 'UserCanceledError') {
-    return credentials ? `${url} refused the source's credentials (HTTP ${status ?? 401}); update them` : `${url} needs credentials (HTTP ${status ?? 401}); give the source a token or basic auth`;
-  }
-  if (status === 404) return `${url} was not found (HTTP 404); check the url`;
-  if (code === 'NotFoundError') return `${url} has no branch or tag named "${ref}"`;
-  const message = error instanceof Error ? error.message : String(error);
-  return `fetching ${url} failed: ${message}`;
+  return credentials.type === 'token' ? { username: 'x-access-token', password: credentials.token } : { username: credentials.username, password: credentials.password };
 }
 
 export class GitRepository {
@@ -41,25 +25,11 @@ export class GitRepository {
   constructor(private readonly gitdir: string) {}
 
   /** Fetches `ref` from `url` and returns the commit id it names now. */
-  async fetch(url: string, ref: string, credentials?: SourceCredentials): Promise<string> {
-    await fs.promises.mkdir(this.gitdir, { recursive: true });
-    if (!fs.existsSync(`${this.gitdir}/HEAD`)) await git.init({ fs, gitdir: this.gitdir, bare: true });
-    await git.addRemote({ fs, gitdir: this.gitdir, remote: 'origin', url, force: true });
-    const byCommit = COMMIT_ID.test(ref);
-    let fetched;
-    try {
-      fetched = await git.fetch({
-        fs, http, gitdir: this.gitdir, remote: 'origin', cache: this.cache,
-        ref: byCommit ? 'HEAD' : ref, singleBranch: !byCommit, tags: byCommit,
-        onAuth: onAuthFor(credentials),
-        onAuthFailure: () => ({ cancel: true }),
-      });
-    } catch (error) {
-      throw new FetchError(describeFetchFailure(url, ref, error, credentials));
-    }
-    const oid = byCommit ? ref.toLowerCase() : fetched.fetchHead;
-    if (!oid) throw new FetchError(`${url} is empty: it has no commits`);
-    return this.peelToCommit(oid, url, ref);
+  fetch(url: string, ref: string, credentials?: SourceCredentials): Promise<string> {
+    return fetchRef({
+      gitdir: this.gitdir, url, ref, cache: this.cache, auth: basicAuthFor(credentials),
+      credentialsOwner: "the source's", missingCredentialsHint: 'give the source a token or basic auth',
+    });
   }
 
   /** The manifest files under `path` at `commit`, in path order, named by their path in the repository. */
@@ -88,21 +58,5 @@ export class GitRepository {
         into.push({ file: full, text: Buffer.from(blob).toString('utf8') });
       }
     }
-  }
-
-  private async peelToCommit(oid: string, url: string, ref: string): Promise<string> {
-    let current = oid;
-    for (let depth = 0; depth < 10; depth++) {
-      let object;
-      try {
-        object = await git.readObject({ fs, gitdir: this.gitdir, oid: current, cache: this.cache });
-      } catch {
-        throw new FetchError(`${url} has no commit ${ref} on any branch or tag`);
-      }
-      if (object.type === 'commit') return current;
-      if (object.type !== 'tag') break;
-      current = (object.object as { object: string }).object;
-    }
-    throw new FetchError(`"${ref}" in ${url} does not name a commit`);
   }
 }

@@ -3,11 +3,10 @@
  * a small curl-like client that checks every answer against the OpenAPI document.
  */
 /* eslint-disable @typescript-eslint/no-explicit-any -- answers are JSON checked by assertions and by the OpenAPI document, not by types */
-import type { ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { runCairn, spawnCairn } from './cairn-process.js';
+import { runCairn, startServe } from './cairn-process.js';
 import { validateResponse } from './openapi-document.js';
 
 export interface ApiAnswer<T = any> {
@@ -48,18 +47,9 @@ export interface ApiServerOptions {
 export async function startApiServer(env: NodeJS.ProcessEnv = {}, options: ApiServerOptions = {}): Promise<ApiServer> {
   const root = mkdtempSync(join(tmpdir(), 'cairn-api-'));
   const dataDir = options.dataDir ?? join(root, 'state');
-  const serve: ChildProcess = spawnCairn(['serve', '--port', '0', '--data-dir', dataDir], {
+  const { child: serve, base, output } = await startServe(['--port', '0', '--data-dir', dataDir], {
     env: { CAIRN_SANDBOX_PROVISION_MS: '100', CAIRN_LOG_LEVEL: 'info', ...env },
   });
-  let output = '';
-  serve.stdout?.on('data', (chunk: Buffer) => (output += chunk.toString()));
-  serve.stderr?.on('data', (chunk: Buffer) => (output += chunk.toString()));
-  const deadline = Date.now() + 30_000;
-  while (!/reconciling/.test(output)) {
-    if (serve.exitCode !== null || Date.now() > deadline) throw new Error(`serve did not start: ${output}`);
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
-  const base = /listening on (http:\/\/127\.0\.0\.1:\d+)/.exec(output)?.[1] ?? '';
 
   async function call<T>(method: string, path: string, options: RequestOptions = {}): Promise<ApiAnswer<T>> {
     const headers: Record<string, string> = { ...options.headers };
@@ -86,7 +76,7 @@ export async function startApiServer(env: NodeJS.ProcessEnv = {}, options: ApiSe
   const server: ApiServer = {
     base,
     dataDir,
-    output: () => output,
+    output,
     async addUser(email, password, role, tenant) {
       const args = ['users', 'add', '--email', email, '--role', role, '--data-dir', dataDir, ...(tenant ? ['--tenant', tenant] : [])];
       const result = await runCairn(args, { input: `${password}\n` });

@@ -97,3 +97,26 @@ export async function startSandboxCloudProcess(args: string[], options: RunOptio
       }),
   };
 }
+
+export interface ServeProcess {
+  child: ChildProcess;
+  /** http(s)://127.0.0.1:PORT */
+  base: string;
+  /** Everything it printed so far, stdout and stderr. */
+  output: () => string;
+}
+
+/** Starts `cairn serve ARGS` and waits until it reconciles; its address comes from its first line. */
+export async function startServe(args: string[], options: RunOptions = {}): Promise<ServeProcess> {
+  const child = spawnCairn(['serve', ...args], options);
+  let output = '';
+  child.stdout?.on('data', (chunk: Buffer) => (output += chunk.toString()));
+  child.stderr?.on('data', (chunk: Buffer) => (output += chunk.toString()));
+  const deadline = Date.now() + 30_000;
+  while (!/reconciling/.test(output)) {
+    if (child.exitCode !== null || Date.now() > deadline) throw new Error(`serve did not start: ${output}`);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+  const base = /listening on (https?:\/\/127\.0\.0\.1:\d+)/.exec(output)?.[1] ?? '';
+  return { child, base, output: () => output };
+}

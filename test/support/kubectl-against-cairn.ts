@@ -7,7 +7,7 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { request } from 'node:https';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { REPO_ROOT, runCairn, spawnCairn } from './cairn-process.js';
+import { REPO_ROOT, runCairn, startServe } from './cairn-process.js';
 
 export const KUBECTL = '/usr/bin/kubectl';
 
@@ -47,16 +47,9 @@ function httpsCall(base: string, ca: string, token: string | undefined, method: 
 export async function startCairnForKubectl(env: NodeJS.ProcessEnv = {}): Promise<CairnForKubectl> {
   const root = mkdtempSync(join(tmpdir(), 'cairn-kubectl-'));
   const dataDir = join(root, 'state');
-  const serve = spawnCairn(['serve', '--tls', '--port', '0', '--data-dir', dataDir], { env: { CAIRN_SANDBOX_PROVISION_MS: '100', CAIRN_LOG_LEVEL: 'warn', ...env } });
-  let output = '';
-  serve.stdout?.on('data', (chunk: Buffer) => (output += chunk.toString()));
-  serve.stderr?.on('data', (chunk: Buffer) => (output += chunk.toString()));
-  const deadline = Date.now() + 30_000;
-  while (!/reconciling/.test(output)) {
-    if (serve.exitCode !== null || Date.now() > deadline) throw new Error(`serve did not start: ${output}`);
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
-  const base = /listening on (https:\/\/127\.0\.0\.1:\d+)/.exec(output)?.[1] ?? '';
+  const { child: serve, base } = await startServe(['--tls', '--port', '0', '--data-dir', dataDir], {
+    env: { CAIRN_SANDBOX_PROVISION_MS: '100', CAIRN_LOG_LEVEL: 'warn', ...env },
+  });
   const caPath = join(dataDir, 'tls', 'server.crt');
   const ca = readFileSync(caPath, 'utf8');
   const added = await runCairn(['users', 'add', '--email', 'ops@example.com', '--role', 'owner', '--data-dir', dataDir], { input: `${PASSWORD}\n` });

@@ -9,6 +9,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import git from 'isomorphic-git';
 import { afterAll, describe, expect, it } from 'vitest';
+import { startGitServer } from '../../../test/support/git-server.js';
 import { checkOutGit } from './git-checkout.js';
 
 const root = mkdtempSync(join(tmpdir(), 'cairn-git-'));
@@ -49,5 +50,35 @@ describe('git checkout of an app source', () => {
   it('says when the ref or the repository does not exist', async () => {
     await expect(checkOutGit({ url: repo, ref: 'no-such-branch' }, join(root, 'x'))).rejects.toThrow('ref "no-such-branch" is not a branch, tag or commit of the repository');
     await expect(checkOutGit({ url: root, ref: 'main' }, join(root, 'y'))).rejects.toThrow(`${root} is not a git repository`);
+  });
+
+  it('clones a branch, a tag and a commit over http from a real git server, and says when one is missing', async () => {
+    const server = await startGitServer();
+    try {
+      const remote = server.createRepository('app', { 'run.sh': 'echo v1\n' });
+      remote.tag('v1');
+      const first = await git.resolveRef({ fs, gitdir: join(server.root, 'served', 'app.git'), ref: 'main' });
+      const second = remote.commit({ 'run.sh': 'echo v2\n' }, 'v2');
+
+      const atMain = join(root, 'http-main');
+      expect(await checkOutGit({ url: remote.url, ref: 'main' }, atMain)).toBe(second);
+      expect(readFileSync(join(atMain, 'run.sh'), 'utf8')).toBe('echo v2\n');
+      expect(fs.existsSync(join(atMain, '.git'))).toBe(false);
+
+      const atTag = join(root, 'http-tag');
+      expect(await checkOutGit({ url: remote.url, ref: 'v1' }, atTag)).toBe(first);
+      expect(readFileSync(join(atTag, 'run.sh'), 'utf8')).toBe('echo v1\n');
+
+      const atCommit = join(root, 'http-commit');
+      expect(await checkOutGit({ url: remote.url, ref: first }, atCommit)).toBe(first);
+      expect(readFileSync(join(atCommit, 'run.sh'), 'utf8')).toBe('echo v1\n');
+
+      await expect(checkOutGit({ url: remote.url, ref: 'no-such-branch' }, join(root, 'http-x'))).rejects.toThrow(
+        `${remote.url} has no branch or tag named "no-such-branch"`,
+      );
+      await expect(checkOutGit({ url: `${server.base}/missing.git`, ref: 'main' }, join(root, 'http-y'))).rejects.toThrow(`${server.base}/missing.git`);
+    } finally {
+      await server.stop();
+    }
   });
 });

@@ -1,15 +1,15 @@
 /**
  * @module An app's git source at a ref, written into a release directory with isomorphic-git
- * (no git binary needed): an http(s) URL is cloned shallowly at the ref; a repository on this
- * host (a path or file:// URL) has the ref's tree written out without touching the repository.
- * Either way the commit is recorded.
+ * (no git binary needed): an http(s) URL has the ref (branch, tag or commit id) fetched into a
+ * scratch bare repository, a repository on this host (a path or file:// URL) is read in place
+ * without being touched; either way the ref's tree is written out and its commit recorded.
  */
 import * as fs from 'node:fs';
-import { chmod, mkdir, rm, symlink, writeFile } from 'node:fs/promises';
-import { join } from 'node:path';
+import { chmod, mkdir, mkdtemp, rm, symlink, writeFile } from 'node:fs/promises';
+import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import git from 'isomorphic-git';
-import http from 'isomorphic-git/http/node';
+import { fetchRef } from '../../git/fetch-ref.js';
 
 export interface GitSource {
   url: string;
@@ -64,8 +64,17 @@ export async function checkOutGit(source: GitSource, dir: string): Promise<strin
     await writeTree(gitdir, commit, dir);
     return commit;
   }
-  await git.clone({ fs, http, dir, url: source.url, ref: source.ref, singleBranch: true, depth: 1, noTags: true });
-  const commit = await git.resolveRef({ fs, dir, ref: 'HEAD' });
-  await rm(join(dir, '.git'), { recursive: true, force: true });
-  return commit;
+  // A remote is fetched at the ref into a bare git dir beside the release, written out, and dropped.
+  await mkdir(dirname(dir), { recursive: true });
+  const fetched = await mkdtemp(join(dirname(dir), '.fetch-'));
+  try {
+    const commit = await fetchRef({
+      gitdir: fetched, url: source.url, ref: source.ref,
+      missingCredentialsHint: "an app's git source is fetched without credentials: make the repository readable, or use a path source",
+    });
+    await writeTree(fetched, commit, dir);
+    return commit;
+  } finally {
+    await rm(fetched, { recursive: true, force: true });
+  }
 }
