@@ -4,8 +4,7 @@
  * sources and the local runtime's app checkouts; a failure is a FetchError a user can act on.
  */
 import fs from 'node:fs';
-import git from 'isomorphic-git';
-import http from 'isomorphic-git/http/node';
+import { loadGit, type Git } from './isomorphic-git.js';
 
 const COMMIT_ID = /^[0-9a-f]{40}$/i;
 
@@ -32,6 +31,7 @@ export interface FetchRequest {
 /** Fetches `ref` from `url` into `gitdir` and returns the commit id it names now. */
 export async function fetchRef(request: FetchRequest): Promise<string> {
   const { gitdir, url, ref, auth, cache = {} } = request;
+  const { git, http } = await loadGit();
   await fs.promises.mkdir(gitdir, { recursive: true });
   if (!fs.existsSync(`${gitdir}/HEAD`)) await git.init({ fs, gitdir, bare: true });
   await git.addRemote({ fs, gitdir, remote: 'origin', url, force: true });
@@ -49,7 +49,7 @@ export async function fetchRef(request: FetchRequest): Promise<string> {
   }
   const oid = byCommit ? ref.toLowerCase() : fetched.fetchHead;
   if (!oid) throw new FetchError(`${url} is empty: it has no commits`);
-  return peelToCommit(gitdir, cache, oid, url, ref);
+  return peelToCommit(git, gitdir, cache, oid, url, ref);
 }
 
 function describeFetchFailure(request: FetchRequest, error: unknown): string {
@@ -67,7 +67,7 @@ function describeFetchFailure(request: FetchRequest, error: unknown): string {
   return `fetching ${url} failed: ${message}`;
 }
 
-async function peelToCommit(gitdir: string, cache: object, oid: string, url: string, ref: string): Promise<string> {
+async function peelToCommit(git: Git, gitdir: string, cache: object, oid: string, url: string, ref: string): Promise<string> {
   let current = oid;
   for (let depth = 0; depth < 10; depth++) {
     let object;

@@ -4,8 +4,8 @@
  * the manifest files (*.yaml, *.yml) under a path of that commit straight from git's objects.
  */
 import fs from 'node:fs';
-import git from 'isomorphic-git';
 import { FetchError, fetchRef, type FetchRequest } from '../git/fetch-ref.js';
+import { loadGit } from '../git/isomorphic-git.js';
 import type { ManifestSource } from '../model/manifest-files.js';
 import type { SourceCredentials } from '../store/sources.js';
 
@@ -34,6 +34,7 @@ export class GitRepository {
 
   /** The manifest files under `path` at `commit`, in path order, named by their path in the repository. */
   async manifestFiles(commit: string, path: string): Promise<ManifestSource[]> {
+    const { git } = await loadGit();
     const files: ManifestSource[] = [];
     let root: string;
     try {
@@ -47,6 +48,7 @@ export class GitRepository {
   }
 
   private async collect(tree: string, prefix: string, into: ManifestSource[]): Promise<void> {
+    const { git } = await loadGit();
     const { tree: entries } = await git.readTree({ fs, gitdir: this.gitdir, oid: tree, cache: this.cache });
     const sorted = [...entries].sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
     for (const entry of sorted) {

@@ -16,11 +16,8 @@ import { controllerOptionsFromEnv } from '../controller-options.js';
 import { addDataDirOption, resolveDataDir } from '../data-dir.js';
 import { readManifests } from '../manifest-input.js';
 import { applyAtStart } from '../apply-at-start.js';
-import { buildApi } from '../serve-api.js';
-import { tlsIdentity } from '../serve-tls.js';
 import { DEFAULT_TENANT } from '../../model/resource.js';
-import { clusterFrom, loadKubeConfig, type Cluster } from '../../sources/kubernetes/cluster.js';
-import { KubernetesMode } from '../../sources/kubernetes/kubernetes-mode.js';
+import type { Cluster } from '../../sources/kubernetes/cluster.js';
 import { SourceSyncLoop } from '../../sources/sync-loop.js';
 import { SourceSyncer } from '../../sources/source-sync.js';
 import { DirectoryWatch } from '../../sources/directory-watch.js';
@@ -43,7 +40,9 @@ const LEASE_RETRY_MS = 2_000;
 const SHUTDOWN_GRACE_MS = 2_000;
 
 /** The cluster of controller mode, or a CliError saying why the kubeconfig cannot be used. */
-function openCluster(kubeconfig: string | undefined): Cluster {
+async function openCluster(kubeconfig: string | undefined): Promise<Cluster> {
+  // The Kubernetes client takes about half a second to load: only controller mode pays for it.
+  const { clusterFrom, loadKubeConfig } = await import('../../sources/kubernetes/cluster.js');
   try {
     return clusterFrom(loadKubeConfig(kubeconfig));
   } catch (error) {
@@ -75,7 +74,7 @@ export function registerServeCommand(program: Command): void {
     for (const dir of options.watch ?? []) {
       if (!statSync(dir, { throwIfNoEntry: false })?.isDirectory()) throw new CliError(`--watch ${dir}: no such directory`);
     }
-    const cluster = options.kubernetes === true ? openCluster(options.kubeconfig) : undefined;
+    const cluster = options.kubernetes === true ? await openCluster(options.kubeconfig) : undefined;
     const dataDir = resolveDataDir(options.dataDir);
     const store = Store.open(dataDir);
     const manifests = options.apply ? await readManifests(options.apply, store) : [];
@@ -111,13 +110,15 @@ export function registerServeCommand(program: Command): void {
     }));
     let watching = false;
 
+    // The API (express, auth, metrics, OpenAPI validation) is loaded only when serve runs.
+    const { buildApi } = await import('../serve-api.js');
     const app = await buildApi(store, dataDir, controllerOptions, {
       readiness: { storeWritable: () => store.isWritable(), reconciling: () => reconciling },
       controller: () => controller,
       requestSourceSync: (id) => sources.trigger(id),
     });
     const tls = options.tls === true || options.tlsCert !== undefined || options.tlsKey !== undefined
-      ? await tlsIdentity(dataDir, options.host, { cert: options.tlsCert, key: options.tlsKey })
+      ? await (await import('../serve-tls.js')).tlsIdentity(dataDir, options.host, { cert: options.tlsCert, key: options.tlsKey })
       : undefined;
     const server: Server = await new Promise((resolve, reject) => {
       const s: Server = tls ? createHttpsServer({ cert: tls.cert, key: tls.key }, app.express) : createHttpServer(app.express);
@@ -155,7 +156,8 @@ export function registerServeCommand(program: Command): void {
         retry = setTimeout(tryStart, LEASE_RETRY_MS);
       }
     };
-    const kubernetes = cluster
+    const { KubernetesMode } = cluster ? await import('../../sources/kubernetes/kubernetes-mode.js') : { KubernetesMode: undefined };
+    const kubernetes = cluster && KubernetesMode
       ? new KubernetesMode(store, cluster, { namespace: options.namespace, tenant: DEFAULT_TENANT }, {
           startReconciling: tryStart,
           stopReconciling: async () => {

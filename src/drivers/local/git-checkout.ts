@@ -8,8 +8,8 @@ import * as fs from 'node:fs';
 import { chmod, mkdir, mkdtemp, rm, symlink, writeFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import git from 'isomorphic-git';
 import { fetchRef } from '../../git/fetch-ref.js';
+import { loadGit } from '../../git/isomorphic-git.js';
 
 export interface GitSource {
   url: string;
@@ -26,6 +26,7 @@ function localGitDir(url: string): string | undefined {
 }
 
 async function resolveCommit(gitdir: string, ref: string): Promise<string> {
+  const { git } = await loadGit();
   let oid: string;
   if (/^[0-9a-f]{40}$/.test(ref)) oid = ref;
   else {
@@ -39,6 +40,7 @@ async function resolveCommit(gitdir: string, ref: string): Promise<string> {
 }
 
 async function writeTree(gitdir: string, oid: string, dir: string): Promise<void> {
+  const { git } = await loadGit();
   await mkdir(dir, { recursive: true });
   const { tree } = await git.readTree({ fs, gitdir, oid });
   for (const entry of tree) {

@@ -8,7 +8,7 @@ import { chmodSync, chownSync, existsSync, mkdirSync, readFileSync, rmSync, stat
 import { createHash } from 'node:crypto';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
-import pg from 'pg';
+import type pg from 'pg';
 import { UnsupportedError } from '../errors.js';
 import type { PostgresInstallation } from './postgres-installations.js';
 import { runProgram, type OsUser } from './run-program.js';
@@ -148,7 +148,9 @@ export class PostgresCluster {
 
   /** Runs `work` as the superuser over the cluster's socket. */
   async admin<T>(database: string, work: (client: pg.Client) => Promise<T>): Promise<T> {
-    const client = new pg.Client({ host: this.socketDir, port: this.port, user: SUPERUSER, database });
+    // pg is loaded on first use: commands that never reach a cluster should not pay for it.
+    const { default: postgres } = await import('pg');
+    const client = new postgres.Client({ host: this.socketDir, port: this.port, user: SUPERUSER, database });
     await client.connect();
     try {
       return await work(client);
