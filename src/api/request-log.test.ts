@@ -35,6 +35,11 @@ beforeAll(async () => {
   v1.get('/servers/:id', (req, res) => {
     res.json({ id: req.params.id });
   });
+  v1.get('/slow', (_req, res) => {
+    setTimeout(() => {
+      if (!res.destroyed) res.json({ late: true });
+    }, 2_000).unref();
+  });
   v1.get('/boom', () => {
     throw new Error('store exploded');
   });
@@ -135,5 +140,16 @@ describe('requestLog', () => {
     const ids = new Set(lines().map((l) => l.request_id));
     expect(ids.has(ok.headers.get(REQUEST_ID_HEADER))).toBe(false);
     expect(ids.has(passing.headers.get(REQUEST_ID_HEADER))).toBe(false);
+  });
+
+  it('logs a request whose client went away before the answer, once, as aborted', async () => {
+    const controller = new AbortController();
+    const pending = fetch(`${base}/api/v1/slow`, { headers: { 'x-request-id': 'req-gone-1' }, signal: controller.signal }).catch(() => undefined);
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    controller.abort();
+    await pending;
+    const line = await requestLine('req-gone-1');
+    expect(line).toMatchObject({ level: 'warn', route: '/api/v1/slow', aborted: true });
+    expect(lines().filter((l) => l.request_id === 'req-gone-1')).toHaveLength(1);
   });
 });

@@ -59,12 +59,12 @@ export function createLogger(options: LoggerOptions = {}): Logger {
     },
   };
   const logger = options.destination ? pino(settings, options.destination) : pino(settings);
-  // pino formats a child's bindings once, with no hook for them; every child (pino-http's
+  // pino formats a child's bindings once, with no hook for them; every child (a request's
   // included) inherits this from the root, so bindings are scrubbed like log objects.
   // eslint-disable-next-line @typescript-eslint/unbound-method -- called below with the right `this`
-  const pinoChild = logger.child;
-  logger.child = function child(this: Logger, bindings, childOptions) {
+  const pinoChild = logger.child as unknown as (this: Logger, bindings: Record<string, unknown>, childOptions?: unknown) => Logger;
+  logger.child = function child(this: Logger, bindings: Record<string, unknown>, childOptions?: unknown): Logger {
     return pinoChild.call(this, scrubSecrets(bindings, REDACTED), childOptions);
-  } as Logger['child'];
+  } as unknown as Logger['child'];
   return logger;
 }
