@@ -13,7 +13,7 @@ import type { ApiDeps } from './deps.js';
 import { healthRouter, type ReadinessProbe } from './health.js';
 import { httpMetrics } from './http-metrics.js';
 import { idempotentPosts } from './idempotency.js';
-import { kubeApiRouter } from './kube/kube-api.js';
+import { isKubernetesPath, kubeApiRouter } from './kube/kube-api.js';
 import type { WatchTiming } from './kube/kube-watch.js';
 import { metricsRouter } from './metrics.js';
 import { openApiDocument } from './openapi-document.js';
@@ -97,8 +97,10 @@ export function createApiApp(options: ApiAppOptions): Express {
   app.get('/.well-known/jwks.json', (_req, res) => {
     res.json(options.auth.jwks());
   });
-  // The Kubernetes endpoint (kubectl's paths only) parses its own bodies and answers in Status objects.
-  app.use(kubeApiRouter({ ...options, watchTiming: options.watchTiming }));
+  // The Kubernetes endpoint (kubectl's paths only) parses its own bodies and answers in Status
+  // objects; every other request skips it with one test of its path.
+  const kube = kubeApiRouter({ ...options, watchTiming: options.watchTiming });
+  app.use((req, res, next) => (isKubernetesPath(req.path) ? kube(req, res, next) : next()));
   app.use(requireKnownBodyType);
   app.use(express.json({
     limit: BODY_LIMIT, type: ['application/json', 'application/*+json'], strict: false,
