@@ -138,6 +138,8 @@ describe('reads and writes', () => {
     expect(names).toEqual(['a-1', 'a-2', 'a-3', 'web-1', 'web-2']);
     const one = await f.call('GET', `/apis/cairn.dev/v1/servers?fieldSelector=metadata.name%3Dweb-2`);
     expect((one.body.items as unknown[]).length).toBe(1);
+    const allBut = await f.call('GET', `${NS}/servers?fieldSelector=metadata.name!%3Dweb-2,metadata.namespace%3Ddefault`);
+    expect((allBut.body.items as Array<{ metadata: { name: string } }>).map((i) => i.metadata.name)).toEqual(['a-1', 'a-2', 'a-3', 'web-1']);
     const notIn = await f.call('GET', `${NS}/servers?labelSelector=batch%20notin%20(a)`);
     expect((notIn.body.items as Array<{ metadata: { name: string } }>).map((i) => i.metadata.name)).toEqual(['web-1', 'web-2']);
     const badSelector = await f.call('GET', `${NS}/servers?fieldSelector=spec.size%3Dsmall`);
@@ -221,5 +223,9 @@ describe('one set of resources', () => {
     f.store.events.append({ tenant: 'default', uid: web1?.uid ?? '', kind: 'Server', namespace: 'default', name: 'web-1', type: 'Normal', reason: 'Created', message: 'created server x' });
     const events = await f.call('GET', `/api/v1/namespaces/default/events?fieldSelector=involvedObject.name%3Dweb-1,involvedObject.uid%3D${web1?.uid ?? ''}`);
     expect(events.body).toMatchObject({ kind: 'EventList', items: [{ reason: 'Created', message: 'created server x', involvedObject: { kind: 'Server', name: 'web-1' } }] });
+    const others = await f.call('GET', `/api/v1/namespaces/default/events?fieldSelector=involvedObject.name%3Dweb-1,reason!%3DCreated`);
+    expect(others.body.items).toEqual([]);
+    const unsupported = await f.call('GET', `/api/v1/namespaces/default/events?fieldSelector=message%3Dx`);
+    expect(unsupported.body).toMatchObject({ reason: 'BadRequest', code: 400 });
   });
 });

@@ -96,7 +96,7 @@ export function kubeResourceRoutes(deps: ApiDeps, timing: WatchTiming): Router {
     const pathNamespace = req.params.namespace === undefined ? undefined : String(req.params.namespace);
     const namespace = pathNamespace ?? fields.namespace;
     const scope = { tenant: principal.tenant, kind, namespace, name: fields.name };
-    const matches = (r: AnyStoredResource): boolean => fields.matches(r) && (fields.namespace === undefined || r.namespace === fields.namespace);
+    const matches = (r: AnyStoredResource): boolean => fields.matches({ 'metadata.name': r.name, 'metadata.namespace': r.namespace });
     const table = wantsTable(req);
     const render = (object: KubeObject): unknown => (table ? toTable(kind, [object], { includeObject: includeObjectOf(req), resourceVersion: String(object.metadata.resourceVersion) }) : object);
     if (query(req, 'watch') === 'true' || query(req, 'watch') === '1') {
