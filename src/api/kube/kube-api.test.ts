@@ -110,7 +110,16 @@ describe('reads and writes', () => {
     expect(dry.body).toMatchObject({ spec: { size: 'large' } });
     const dryCreate = await f.call('POST', `${NS}/servers?dryRun=All`, { body: server('web-dry') });
     expect(dryCreate.status).toBe(201);
+    // A dry run is refused as the write would be: a stale resourceVersion is a 409 Conflict.
+    const current = (await f.call('GET', `${NS}/servers/web-1`)).body as { metadata: Record<string, unknown>; spec: Record<string, unknown> };
+    const stale = { ...current, metadata: { ...current.metadata, resourceVersion: String(Number(current.metadata.resourceVersion) - 1) }, spec: { ...current.spec, size: 'large' } };
+    expect((await f.call('PUT', `${NS}/servers/web-1?dryRun=All`, { body: stale })).body).toMatchObject({ kind: 'Status', reason: 'Conflict', code: 409 });
     expect(f.store.resources.revision()).toBe(before);
+    // ... and so is a change to a resource another source owns.
+    f.store.resources.apply('default', 'git:infra', [{ apiVersion: 'cairn.dev/v1', kind: 'Server', metadata: { name: 'dry-git', namespace: 'dry' }, spec: { provider: 'sandbox', region: 'eu-1', size: 'small' } }]);
+    const owned = await f.call('PATCH', '/apis/cairn.dev/v1/namespaces/dry/servers/dry-git?dryRun=All', { body: { spec: { size: 'large' } }, contentType: 'application/merge-patch+json' });
+    expect(owned.body).toMatchObject({ reason: 'Conflict', code: 409 });
+    expect(owned.body.message).toContain('owned by git:infra');
   });
 
   it('serves the status subresource read-only', async () => {

@@ -173,12 +173,14 @@ export function kubeResourceRoutes(deps: ApiDeps, timing: WatchTiming): Router {
     const sent = resourceVersionOf(nextObject);
     // A patch preconditions only when it changed resourceVersion itself; PUT always does when it sends one.
     const precondition = preconditionFrom === 'body' || sent !== current.resourceVersion ? sent : undefined;
+    const modify = (): AnyStoredResource => store.resources.modifyAtResourceVersion(current.uid, SOURCE, () => manifest, precondition);
     if (isDryRun(req)) {
-      if (precondition !== undefined && precondition !== current.resourceVersion) throw new ValidationError('stale resourceVersion');
+      // Refused as the write would be (stale resourceVersion, another owner, being deleted).
+      store.resources.rehearse(modify);
       res.json(toKubeObject(preview(manifest, current, principal.tenant)));
       return;
     }
-    const updated = store.resources.modifyAtResourceVersion(current.uid, SOURCE, () => manifest, precondition);
+    const updated = modify();
     onWritten?.(updated.uid);
     deps.afterWrite();
     res.json(toKubeObject(updated));
