@@ -77,6 +77,10 @@ describe('reads and writes', () => {
     const stale = { ...current, metadata: { ...current.metadata, resourceVersion: String(Number(current.metadata.resourceVersion) - 1) }, spec: { ...current.spec, size: 'large' } };
     const conflict = await f.call('PUT', `${NS}/servers/web-1`, { body: stale });
     expect(conflict.body).toMatchObject({ kind: 'Status', reason: 'Conflict', code: 409 });
+    const renamed = await f.call('PUT', `${NS}/servers/web-1`, { body: { ...current, metadata: { ...current.metadata, name: 'web-9' } } });
+    expect(renamed.body).toMatchObject({ kind: 'Status', reason: 'BadRequest', code: 400, message: 'the name of the object (web-9) does not match the name on the URL (web-1)' });
+    const appliedElsewhere = await f.call('PATCH', `${NS}/servers/web-8?fieldManager=kubectl`, { body: 'apiVersion: cairn.dev/v1\nkind: Server\nmetadata:\n  name: web-9\nspec:\n  provider: sandbox\n  region: us-1\n  size: small\n', contentType: 'application/apply-patch+yaml' });
+    expect(appliedElsewhere.body).toMatchObject({ reason: 'BadRequest', code: 400, message: 'the name of the object (web-9) does not match the name on the URL (web-8)' });
     const ok = await f.call('PUT', `${NS}/servers/web-1`, { body: { ...current, spec: { ...current.spec, size: 'large' } } });
     expect(ok.status).toBe(200);
     expect(ok.body).toMatchObject({ metadata: { generation: 2 }, spec: { size: 'large' } });

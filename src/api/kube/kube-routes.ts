@@ -64,6 +64,15 @@ function nonNegativeInteger(text: string | undefined, name: string): number | un
   return n;
 }
 
+/** The manifest of an object written at `namespace`/`name` on the URL; another name in the object is refused. */
+function manifestAt(object: unknown, kind: Kind, namespace: string, name: string): AnyManifest {
+  const manifest = toManifest(asKubeObject(object, kind), kind, namespace);
+  if (manifest.metadata.name !== name) {
+    throw new MalformedRequestError(`the name of the object (${manifest.metadata.name}) does not match the name on the URL (${name})`);
+  }
+  return manifest;
+}
+
 /** What a write would store, without storing it (dryRun=All). */
 function preview(manifest: AnyManifest, current: AnyStoredResource | undefined, tenant: string): AnyStoredResource {
   const now = new Date().toISOString();
@@ -166,10 +175,7 @@ export function kubeResourceRoutes(deps: ApiDeps, timing: WatchTiming): Router {
     const name = String(req.params.name);
     const current = find(principal.tenant, kind, namespace, name);
     const nextObject = next(toKubeObject(current));
-    const manifest = toManifest(asKubeObject(nextObject, kind), kind, namespace);
-    if (manifest.metadata.name !== name) {
-      throw new MalformedRequestError(`the name of the object (${manifest.metadata.name}) does not match the name on the URL (${name})`);
-    }
+    const manifest = manifestAt(nextObject, kind, namespace, name);
     const sent = resourceVersionOf(nextObject);
     // A patch preconditions only when it changed resourceVersion itself; PUT always does when it sends one.
     const precondition = preconditionFrom === 'body' || sent !== current.resourceVersion ? sent : undefined;
@@ -217,8 +223,7 @@ export function kubeResourceRoutes(deps: ApiDeps, timing: WatchTiming): Router {
         write(req, res, next, 'patch', (uid) => store.appliedConfigurations.set(uid, manager, applied));
         return;
       }
-      const manifest = toManifest(asKubeObject(structuredClone(applied), kind), kind, namespace);
-      if (manifest.metadata.name !== name) throw new MalformedRequestError(`the name of the object (${manifest.metadata.name}) does not match the name on the URL (${name})`);
+      const manifest = manifestAt(structuredClone(applied), kind, namespace, name);
       if (isDryRun(req)) {
         res.status(201).json(toKubeObject(preview(manifest, undefined, principal.tenant)));
         return;
