@@ -3,7 +3,7 @@
  * (run `npm run gen:crds`), and when a generated CRD breaks apiextensions.k8s.io/v1's
  * structural-schema rules.
  */
-import { readFileSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
@@ -17,10 +17,13 @@ const root = join(import.meta.dirname, '..', '..');
 describe('crds/', () => {
   for (const folder of ['crds', join('examples', 'kubernetes', 'crds')]) {
     it(`${folder} matches schemas/`, () => {
-      for (const [name, text] of renderCrdFiles(join(root, 'schemas'))) {
+      const rendered = renderCrdFiles(join(root, 'schemas'));
+      for (const [name, text] of rendered) {
         const committed = readFileSync(join(root, folder, name), 'utf8');
         expect(committed === text, `${folder}/${name} is stale: run npm run gen:crds`).toBe(true);
       }
+      // A CRD left behind by a kind schemas/ no longer has is stale too.
+      expect(readdirSync(join(root, folder)).filter((name) => name.endsWith('.yaml')).sort(), `${folder} holds a CRD of no kind in schemas/: remove it`).toEqual([...rendered.keys()].sort());
     });
   }
 

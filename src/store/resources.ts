@@ -394,6 +394,25 @@ export class Resources {
   }
 
   /**
+   * Runs `work` (writes included) and undoes all of it: what a write would do, or why it would
+   * be refused, without doing it (Kubernetes' dryRun=All).
+   */
+  rehearse<T>(work: () => T): T {
+    let result: T | undefined;
+    try {
+      this.db
+        .transaction(() => {
+          result = work();
+          throw ROLLED_BACK;
+        })
+        .immediate();
+    } catch (error) {
+      if (error !== ROLLED_BACK) throw error;
+    }
+    return result as T;
+  }
+
+  /**
    * Kubernetes' optimistic concurrency: like `modify`, but `resourceVersion` (when given) must be
    * the resource's current resourceVersion, status writes included; a stale one is a conflict.
    */
@@ -432,6 +451,9 @@ export class Resources {
       .immediate();
   }
 }
+
+/** Thrown to undo a rehearsal's transaction. */
+const ROLLED_BACK = Symbol('rolled back');
 
 /** How many tombstones are kept; a watch resuming from before the oldest one gets 410 Gone. */
 export const TOMBSTONES_KEPT = 10_000;

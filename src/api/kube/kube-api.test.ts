@@ -77,6 +77,10 @@ describe('reads and writes', () => {
     const stale = { ...current, metadata: { ...current.metadata, resourceVersion: String(Number(current.metadata.resourceVersion) - 1) }, spec: { ...current.spec, size: 'large' } };
     const conflict = await f.call('PUT', `${NS}/servers/web-1`, { body: stale });
     expect(conflict.body).toMatchObject({ kind: 'Status', reason: 'Conflict', code: 409 });
+    const renamed = await f.call('PUT', `${NS}/servers/web-1`, { body: { ...current, metadata: { ...current.metadata, name: 'web-9' } } });
+    expect(renamed.body).toMatchObject({ kind: 'Status', reason: 'BadRequest', code: 400, message: 'the name of the object (web-9) does not match the name on the URL (web-1)' });
+    const appliedElsewhere = await f.call('PATCH', `${NS}/servers/web-8?fieldManager=kubectl`, { body: 'apiVersion: cairn.dev/v1\nkind: Server\nmetadata:\n  name: web-9\nspec:\n  provider: sandbox\n  region: us-1\n  size: small\n', contentType: 'application/apply-patch+yaml' });
+    expect(appliedElsewhere.body).toMatchObject({ reason: 'BadRequest', code: 400, message: 'the name of the object (web-9) does not match the name on the URL (web-8)' });
     const ok = await f.call('PUT', `${NS}/servers/web-1`, { body: { ...current, spec: { ...current.spec, size: 'large' } } });
     expect(ok.status).toBe(200);
     expect(ok.body).toMatchObject({ metadata: { generation: 2 }, spec: { size: 'large' } });
@@ -110,7 +114,16 @@ describe('reads and writes', () => {
     expect(dry.body).toMatchObject({ spec: { size: 'large' } });
     const dryCreate = await f.call('POST', `${NS}/servers?dryRun=All`, { body: server('web-dry') });
     expect(dryCreate.status).toBe(201);
+    // A dry run is refused as the write would be: a stale resourceVersion is a 409 Conflict.
+    const current = (await f.call('GET', `${NS}/servers/web-1`)).body as { metadata: Record<string, unknown>; spec: Record<string, unknown> };
+    const stale = { ...current, metadata: { ...current.metadata, resourceVersion: String(Number(current.metadata.resourceVersion) - 1) }, spec: { ...current.spec, size: 'large' } };
+    expect((await f.call('PUT', `${NS}/servers/web-1?dryRun=All`, { body: stale })).body).toMatchObject({ kind: 'Status', reason: 'Conflict', code: 409 });
     expect(f.store.resources.revision()).toBe(before);
+    // ... and so is a change to a resource another source owns.
+    f.store.resources.apply('default', 'git:infra', [{ apiVersion: 'cairn.dev/v1', kind: 'Server', metadata: { name: 'dry-git', namespace: 'dry' }, spec: { provider: 'sandbox', region: 'eu-1', size: 'small' } }]);
+    const owned = await f.call('PATCH', '/apis/cairn.dev/v1/namespaces/dry/servers/dry-git?dryRun=All', { body: { spec: { size: 'large' } }, contentType: 'application/merge-patch+json' });
+    expect(owned.body).toMatchObject({ reason: 'Conflict', code: 409 });
+    expect(owned.body.message).toContain('owned by git:infra');
   });
 
   it('serves the status subresource read-only', async () => {
@@ -138,6 +151,8 @@ describe('reads and writes', () => {
     expect(names).toEqual(['a-1', 'a-2', 'a-3', 'web-1', 'web-2']);
     const one = await f.call('GET', `/apis/cairn.dev/v1/servers?fieldSelector=metadata.name%3Dweb-2`);
     expect((one.body.items as unknown[]).length).toBe(1);
+    const allBut = await f.call('GET', `${NS}/servers?fieldSelector=metadata.name!%3Dweb-2,metadata.namespace%3Ddefault`);
+    expect((allBut.body.items as Array<{ metadata: { name: string } }>).map((i) => i.metadata.name)).toEqual(['a-1', 'a-2', 'a-3', 'web-1']);
     const notIn = await f.call('GET', `${NS}/servers?labelSelector=batch%20notin%20(a)`);
     expect((notIn.body.items as Array<{ metadata: { name: string } }>).map((i) => i.metadata.name)).toEqual(['web-1', 'web-2']);
     const badSelector = await f.call('GET', `${NS}/servers?fieldSelector=spec.size%3Dsmall`);
@@ -221,5 +236,9 @@ describe('one set of resources', () => {
     f.store.events.append({ tenant: 'default', uid: web1?.uid ?? '', kind: 'Server', namespace: 'default', name: 'web-1', type: 'Normal', reason: 'Created', message: 'created server x' });
     const events = await f.call('GET', `/api/v1/namespaces/default/events?fieldSelector=involvedObject.name%3Dweb-1,involvedObject.uid%3D${web1?.uid ?? ''}`);
     expect(events.body).toMatchObject({ kind: 'EventList', items: [{ reason: 'Created', message: 'created server x', involvedObject: { kind: 'Server', name: 'web-1' } }] });
+    const others = await f.call('GET', `/api/v1/namespaces/default/events?fieldSelector=involvedObject.name%3Dweb-1,reason!%3DCreated`);
+    expect(others.body.items).toEqual([]);
+    const unsupported = await f.call('GET', `/api/v1/namespaces/default/events?fieldSelector=message%3Dx`);
+    expect(unsupported.body).toMatchObject({ reason: 'BadRequest', code: 400 });
   });
 });

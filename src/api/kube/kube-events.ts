@@ -4,11 +4,11 @@
  * (`/api/v1/events` across namespaces is the REST API's own event list, so it is not served here.)
  */
 import { Router } from 'express';
-import { MalformedRequestError } from '../../model/errors.js';
 import type { RecordedEvent } from '../../store/events.js';
 import { GROUP_VERSION } from '../../kubernetes/kind-names.js';
 import { allowed } from '../authentication.js';
 import type { ApiDeps } from '../deps.js';
+import { parseFieldSelector } from './kube-selectors.js';
 
 const FIELDS = ['involvedObject.name', 'involvedObject.namespace', 'involvedObject.kind', 'involvedObject.uid', 'involvedObject.apiVersion', 'metadata.namespace', 'type', 'reason'];
 const MAX_EVENTS = 500;
@@ -43,28 +43,16 @@ function flatten(event: Record<string, unknown>): Record<string, string> {
   };
 }
 
-/** `a=b,c!=d` on the fields above. */
-function fieldFilter(text: string | undefined): (fields: Record<string, string>) => boolean {
-  if (!text) return () => true;
-  const tests = text.split(',').filter((p) => p !== '').map((part) => {
-    const m = /^([A-Za-z.]+)\s*(==|=|!=)\s*(.*)$/.exec(part);
-    if (!m || !FIELDS.includes(m[1] ?? '')) throw new MalformedRequestError(`field label not supported for events: ${part} (supported: ${FIELDS.join(', ')})`);
-    const [, field = '', op, value] = m;
-    return (fields: Record<string, string>): boolean => (op === '!=' ? fields[field] !== value : fields[field] === value);
-  });
-  return (fields) => tests.every((t) => t(fields));
-}
-
 export function kubeEventRoutes(deps: ApiDeps): Router {
   const router = Router();
   const list = (namespace: string | undefined, selector: string | undefined, tenant: string): Record<string, unknown> => {
-    const filter = fieldFilter(selector);
-    const uid = /(?:^|,)involvedObject\.uid==?([^,]+)/.exec(selector ?? '')?.[1];
+    const fields = parseFieldSelector(selector, FIELDS);
+    const uid = fields.equals['involvedObject.uid'];
     const items = deps.store.events
       .list({ tenant, limit: MAX_EVENTS, ...(uid !== undefined ? { uid } : {}) })
       .filter((e) => namespace === undefined || e.namespace === namespace)
       .map(toKubeEvent)
-      .filter((e) => filter(flatten(e)))
+      .filter((e) => fields.matches(flatten(e)))
       .reverse();
     return { kind: 'EventList', apiVersion: 'v1', metadata: { resourceVersion: String(deps.store.resources.revision()) }, items };
   };

@@ -78,7 +78,7 @@ function operations(kind: Kind): Record<string, unknown> {
 }
 
 /** The cairn.dev/v1 OpenAPI v3 document. */
-export function groupOpenApiDocument(): Record<string, unknown> {
+function groupOpenApiDocument(): Record<string, unknown> {
   const schemas: Record<string, unknown> = {
     [OBJECT_META]: {
       description: 'ObjectMeta is metadata that all persisted resources must have.',
@@ -110,14 +110,24 @@ export function groupOpenApiDocument(): Record<string, unknown> {
   };
 }
 
+let served: { document: string; hash: string } | undefined;
+
+/** The document as served and its hash: built on the first request for it (only `kubectl explain` and validation ask), then kept. */
+function servedDocument(): { document: string; hash: string } {
+  if (!served) {
+    const document = JSON.stringify(groupOpenApiDocument());
+    served = { document, hash: createHash('sha256').update(document).digest('hex').slice(0, 32).toUpperCase() };
+  }
+  return served;
+}
+
 export function kubeOpenApiRoutes(): Router {
   const router = Router();
-  const document = JSON.stringify(groupOpenApiDocument());
-  const hash = createHash('sha256').update(document).digest('hex').slice(0, 32).toUpperCase();
   router.get('/openapi/v3', (_req, res) => {
-    res.json({ paths: { [PATH_KEY]: { serverRelativeURL: `/openapi/v3/${PATH_KEY}?hash=${hash}` } } });
+    res.json({ paths: { [PATH_KEY]: { serverRelativeURL: `/openapi/v3/${PATH_KEY}?hash=${servedDocument().hash}` } } });
   });
   router.get(`/openapi/v3/${PATH_KEY}`, (_req, res) => {
+    const { document, hash } = servedDocument();
     res.setHeader('Cache-Control', 'public, immutable');
     res.setHeader('Etag', `"${hash}"`);
     res.type('application/json').send(document);

@@ -64,6 +64,15 @@ function nonNegativeInteger(text: string | undefined, name: string): number | un
   return n;
 }
 
+/** The manifest of an object written at `namespace`/`name` on the URL; another name in the object is refused. */
+function manifestAt(object: unknown, kind: Kind, namespace: string, name: string): AnyManifest {
+  const manifest = toManifest(asKubeObject(object, kind), kind, namespace);
+  if (manifest.metadata.name !== name) {
+    throw new MalformedRequestError(`the name of the object (${manifest.metadata.name}) does not match the name on the URL (${name})`);
+  }
+  return manifest;
+}
+
 /** What a write would store, without storing it (dryRun=All). */
 function preview(manifest: AnyManifest, current: AnyStoredResource | undefined, tenant: string): AnyStoredResource {
   const now = new Date().toISOString();
@@ -96,7 +105,7 @@ export function kubeResourceRoutes(deps: ApiDeps, timing: WatchTiming): Router {
     const pathNamespace = req.params.namespace === undefined ? undefined : String(req.params.namespace);
     const namespace = pathNamespace ?? fields.namespace;
     const scope = { tenant: principal.tenant, kind, namespace, name: fields.name };
-    const matches = (r: AnyStoredResource): boolean => fields.matches(r) && (fields.namespace === undefined || r.namespace === fields.namespace);
+    const matches = (r: AnyStoredResource): boolean => fields.matches({ 'metadata.name': r.name, 'metadata.namespace': r.namespace });
     const table = wantsTable(req);
     const render = (object: KubeObject): unknown => (table ? toTable(kind, [object], { includeObject: includeObjectOf(req), resourceVersion: String(object.metadata.resourceVersion) }) : object);
     if (query(req, 'watch') === 'true' || query(req, 'watch') === '1') {
@@ -166,19 +175,18 @@ export function kubeResourceRoutes(deps: ApiDeps, timing: WatchTiming): Router {
     const name = String(req.params.name);
     const current = find(principal.tenant, kind, namespace, name);
     const nextObject = next(toKubeObject(current));
-    const manifest = toManifest(asKubeObject(nextObject, kind), kind, namespace);
-    if (manifest.metadata.name !== name) {
-      throw new MalformedRequestError(`the name of the object (${manifest.metadata.name}) does not match the name on the URL (${name})`);
-    }
+    const manifest = manifestAt(nextObject, kind, namespace, name);
     const sent = resourceVersionOf(nextObject);
     // A patch preconditions only when it changed resourceVersion itself; PUT always does when it sends one.
     const precondition = preconditionFrom === 'body' || sent !== current.resourceVersion ? sent : undefined;
+    const modify = (): AnyStoredResource => store.resources.modifyAtResourceVersion(current.uid, SOURCE, () => manifest, precondition);
     if (isDryRun(req)) {
-      if (precondition !== undefined && precondition !== current.resourceVersion) throw new ValidationError('stale resourceVersion');
+      // Refused as the write would be (stale resourceVersion, another owner, being deleted).
+      store.resources.rehearse(modify);
       res.json(toKubeObject(preview(manifest, current, principal.tenant)));
       return;
     }
-    const updated = store.resources.modifyAtResourceVersion(current.uid, SOURCE, () => manifest, precondition);
+    const updated = modify();
     onWritten?.(updated.uid);
     deps.afterWrite();
     res.json(toKubeObject(updated));
@@ -215,8 +223,7 @@ export function kubeResourceRoutes(deps: ApiDeps, timing: WatchTiming): Router {
         write(req, res, next, 'patch', (uid) => store.appliedConfigurations.set(uid, manager, applied));
         return;
       }
-      const manifest = toManifest(asKubeObject(structuredClone(applied), kind), kind, namespace);
-      if (manifest.metadata.name !== name) throw new MalformedRequestError(`the name of the object (${manifest.metadata.name}) does not match the name on the URL (${name})`);
+      const manifest = manifestAt(structuredClone(applied), kind, namespace, name);
       if (isDryRun(req)) {
         res.status(201).json(toKubeObject(preview(manifest, undefined, principal.tenant)));
         return;

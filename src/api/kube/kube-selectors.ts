@@ -1,7 +1,7 @@
 /**
  * @module Kubernetes label selectors (`a=b`, `a!=b`, `a`, `!a`, `a in (x,y)`, `a notin (x)`)
- * and the field selectors cairn supports (`metadata.name`, `metadata.namespace`, with `=`,
- * `==` or `!=`). A selector that cannot be parsed is a 400 naming what is wrong.
+ * and field selectors (`metadata.name`, `metadata.namespace`, or the fields a route names, with
+ * `=`, `==` or `!=`). A selector that cannot be parsed is a 400 naming what is wrong.
  */
 import { MalformedRequestError } from '../../model/errors.js';
 
@@ -57,26 +57,31 @@ export interface FieldSelection {
   /** `metadata.name=x`: only that name (a narrower query). */
   name?: string;
   namespace?: string;
-  /** The remaining tests (`!=`) on an object's name and namespace. */
-  matches: (meta: { name: string; namespace: string }) => boolean;
+  /** Every `=` requirement, by field: a caller may narrow its query with them too. */
+  equals: Record<string, string>;
+  /** Whether an object's fields (by their selector names, e.g. `metadata.name`) meet every requirement. */
+  matches: (fields: Record<string, string | undefined>) => boolean;
 }
 
-/** Parses `fieldSelector` on `metadata.name` and `metadata.namespace`, as kubectl uses it. */
+/** Parses `fieldSelector` on the `supported` fields (by default `metadata.name` and `metadata.namespace`, as kubectl uses them). */
 export function parseFieldSelector(text: string | undefined, supported: readonly string[] = ['metadata.name', 'metadata.namespace']): FieldSelection {
-  const selection: FieldSelection = { matches: () => true };
+  const selection: FieldSelection = { equals: {}, matches: () => true };
   if (text === undefined || text.trim() === '') return selection;
-  const tests: Array<(meta: Record<string, string>) => boolean> = [];
+  const tests: Array<(fields: Record<string, string | undefined>) => boolean> = [];
   for (const part of requirements(text)) {
     const m = /^([A-Za-z.]+)\s*(==|=|!=)\s*(.*)$/.exec(part);
     if (!m) throw new MalformedRequestError(`invalid selector: "${part}"; expected field=value or field!=value`);
     const [, field = '', op, value = ''] = m;
     if (!supported.includes(field)) throw new MalformedRequestError(`field label not supported: ${field} (supported: ${supported.join(', ')})`);
-    const key = field.split('.').at(-1) ?? field;
-    if (op === '!=') tests.push((meta) => meta[key] !== value);
-    else if (field === 'metadata.name') selection.name = value;
+    if (op === '!=') {
+      tests.push((fields) => fields[field] !== value);
+      continue;
+    }
+    tests.push((fields) => fields[field] === value);
+    selection.equals[field] = value;
+    if (field === 'metadata.name') selection.name = value;
     else if (field === 'metadata.namespace') selection.namespace = value;
-    else tests.push((meta) => meta[key] === value);
   }
-  selection.matches = (meta) => tests.every((t) => t(meta));
+  selection.matches = (fields) => tests.every((t) => t(fields));
   return selection;
 }

@@ -5,9 +5,9 @@
  */
 import { hostname } from 'node:os';
 import type { Kind } from '../../model/kinds.js';
-import { GROUP_VERSION } from '../../kubernetes/kind-names.js';
 import type { Store } from '../../store/store.js';
 import type { Cluster } from './cluster.js';
+import { clusterEvent } from './cluster-event.js';
 import { CustomResourceSync } from './custom-resource-sync.js';
 import { CustomResourceInformers, type CustomResource } from './informers.js';
 import { LeaderElection } from './leader-election.js';
@@ -114,17 +114,8 @@ export class KubernetesMode {
 
   private warn(object: CustomResource, kind: Kind, reason: string, message: string): void {
     this.hooks.log(`kubernetes: ${kind}/${object.metadata.namespace ?? ''}/${object.metadata.name ?? ''}: ${message}`);
-    const now = new Date();
     void this.cluster.core
-      .createNamespacedEvent({
-        namespace: object.metadata.namespace ?? 'default',
-        body: {
-          metadata: { generateName: `${object.metadata.name ?? 'cairn'}.`, namespace: object.metadata.namespace ?? 'default' },
-          involvedObject: { apiVersion: GROUP_VERSION, kind, name: object.metadata.name, namespace: object.metadata.namespace, uid: object.metadata.uid },
-          reason, message, type: 'Warning', count: 1, firstTimestamp: now, lastTimestamp: now,
-          source: { component: 'cairn' }, reportingComponent: 'cairn', reportingInstance: hostname(),
-        },
-      })
+      .createNamespacedEvent({ namespace: object.metadata.namespace ?? 'default', body: clusterEvent(kind, object, { type: 'Warning', reason, message, at: new Date() }) })
       .catch((error: unknown) => this.hooks.log(`kubernetes: recording a Warning event failed: ${describeKubeError(error)}`));
   }
 }

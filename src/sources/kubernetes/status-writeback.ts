@@ -6,13 +6,12 @@
  * reconciler's events become core/v1 Events on the custom resource. The store is polled; only
  * what changed since the last look is sent.
  */
-import { hostname } from 'node:os';
 import { jsonEqual } from '../../model/canonical-json.js';
 import { KINDS, type Kind } from '../../model/kinds.js';
 import type { AnyStoredResource } from '../../model/resource.js';
-import { GROUP_VERSION } from '../../kubernetes/kind-names.js';
 import type { Store } from '../../store/store.js';
 import type { Cluster } from './cluster.js';
+import { clusterEvent } from './cluster-event.js';
 import { GENERATION_ANNOTATION, SOURCE, type CustomResourceSync } from './custom-resource-sync.js';
 import type { CustomResource } from './informers.js';
 
@@ -114,23 +113,10 @@ export class StatusWriteback {
       if (event.tenant !== tenant) continue;
       const object = this.deps.lookup(event.kind, event.namespace, event.name);
       if (!object) continue;
-      const at = new Date(event.createdAt);
       try {
         await cluster.core.createNamespacedEvent({
           namespace: event.namespace,
-          body: {
-            metadata: { name: `${event.name}.cairn-${event.id}`, namespace: event.namespace },
-            involvedObject: { apiVersion: GROUP_VERSION, kind: event.kind, name: event.name, namespace: event.namespace, uid: object.metadata.uid, resourceVersion: object.metadata.resourceVersion },
-            reason: event.reason,
-            message: event.message,
-            type: event.type,
-            count: 1,
-            firstTimestamp: at,
-            lastTimestamp: at,
-            source: { component: 'cairn' },
-            reportingComponent: 'cairn',
-            reportingInstance: hostname(),
-          },
+          body: clusterEvent(event.kind, object, { name: `${event.name}.cairn-${event.id}`, type: event.type, reason: event.reason, message: event.message, at: new Date(event.createdAt) }),
         });
       } catch (error) {
         this.deps.onError(`recording event ${event.reason} on ${event.kind}/${event.namespace}/${event.name}`, error);
