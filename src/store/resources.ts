@@ -54,6 +54,7 @@ export class Resources {
   private readonly byName: Database.Statement;
 
   private readonly sql: StatementCache;
+  private removalsSincePrune = 0;
 
   constructor(private readonly db: Database.Database, private readonly tombstonesKept: number = TOMBSTONES_KEPT) {
     this.sql = new StatementCache(db);
@@ -383,8 +384,15 @@ export class Resources {
       .immediate();
   }
 
-  /** Drops the oldest tombstones beyond the number kept, remembering the newest revision dropped. */
+  /**
+   * Drops the oldest tombstones beyond the number kept, remembering the newest revision dropped.
+   * Finding the cutoff walks `tombstonesKept` index entries, so it runs once per tenth of that
+   * many removals by this process rather than on every one (the table may hold that many more).
+   */
   private pruneTombstones(): void {
+    this.removalsSincePrune += 1;
+    if (this.removalsSincePrune < Math.max(1, Math.floor(this.tombstonesKept / 10))) return;
+    this.removalsSincePrune = 0;
     const cutoff = this.sql
       .get(`SELECT revision FROM resource_tombstones ORDER BY revision DESC LIMIT 1 OFFSET ?`)
       .get(this.tombstonesKept) as { revision: number } | undefined;
@@ -455,7 +463,7 @@ export class Resources {
 /** Thrown to undo a rehearsal's transaction. */
 const ROLLED_BACK = Symbol('rolled back');
 
-/** How many tombstones are kept; a watch resuming from before the oldest one gets 410 Gone. */
+/** How many tombstones are kept (pruned in batches of a tenth); a watch resuming from before the oldest one gets 410 Gone. */
 export const TOMBSTONES_KEPT = 10_000;
 
 /** The spec fields of every kind that can name a resource of `target`. */

@@ -72,6 +72,24 @@ describe('Store', () => {
     expect(store.resources.requestDeletionOf(created.uid, 'api', resized.specVersion).deletionTimestamp).not.toBeNull();
   });
 
+  it('keeps a bounded number of tombstones, pruning a batch at a time and remembering how far', () => {
+    const small = Store.open(join(dir, 'tombstones'), { tombstonesKept: 20 });
+    try {
+      small.resources.apply('default', 'api', [provider]);
+      for (let i = 0; i < 45; i++) {
+        const name = `s-${i}`;
+        small.resources.apply('default', 'api', [{ ...server(), metadata: { name } }]);
+        small.resources.remove(small.resources.find('default', { kind: 'Server', namespace: 'default', name })?.uid ?? '');
+      }
+      const kept = small.history.changesSince({ tenant: 'default', kind: 'Server' }, 0).removed.length;
+      expect(kept).toBeGreaterThanOrEqual(20);
+      expect(kept).toBeLessThanOrEqual(22);
+      expect(small.history.prunedThrough()).toBeGreaterThan(0);
+    } finally {
+      small.close();
+    }
+  });
+
   it('refuses changes from another source, naming the owner, and writes nothing', () => {
     store.resources.apply('default', 'git:abc', [provider]);
     const before = store.resources.revision();
