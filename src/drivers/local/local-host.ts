@@ -8,6 +8,7 @@ import { randomUUID } from 'node:crypto';
 import { mkdirSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { HostMetricsSampler } from './host-metrics.js';
+import { processAlive } from './orphaned-apps.js';
 import { PostgresCluster } from './postgres-cluster.js';
 import { postgresFor } from './postgres-installations.js';
 import { postgresOsUser } from './postgres-os-user.js';
@@ -113,15 +114,6 @@ export class LocalHost {
     for (const close of this.closers) await close();
     while (this.tasks.size > 0) await Promise.allSettled([...this.tasks]);
     this.sampler.close();
-  }
-}
-
-function processAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (error) {
-    return (error as NodeJS.ErrnoException).code === 'EPERM';
   }
 }
 
