@@ -19,7 +19,7 @@ import { freePort } from './free-port.js';
 import { ownershipEnv, reapOrphanedApps } from './orphaned-apps.js';
 import { waitHealthy } from './health-check.js';
 import type { LocalHost, Workloads } from './local-host.js';
-import type { AppRecord } from './state-file.js';
+import { findByRef, type AppRecord } from './state-file.js';
 import { StableEndpoint } from './stable-endpoint.js';
 import { SupervisedProcess, type ProcessSpec } from './supervised-process.js';
 
@@ -69,8 +69,7 @@ export class LocalApps implements AppRuntime, Workloads {
   }
 
   private record(ref: ExternalRef): AppRecord | undefined {
-    const all = this.host.state.current.apps;
-    return (ref.externalId ? all.find((a) => a.id === ref.externalId) : undefined) ?? all.find((a) => a.clientToken === ref.key);
+    return findByRef(this.host.state.current.apps, ref);
   }
 
   private liveOf(record: AppRecord): LiveApp {
