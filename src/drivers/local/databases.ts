@@ -196,8 +196,8 @@ export class LocalDatabases implements DatabaseRuntime, Workloads {
   }
 
   async deleteBackup(backupExternalId: string): Promise<void> {
-    const b = this.backupRecord({ key: '', externalId: backupExternalId });
-    if (!b || b.id !== backupExternalId) return;
+    const b = this.host.state.current.backups.find((x) => x.id === backupExternalId);
+    if (!b) return;
     await rm(b.file, { force: true });
     this.host.state.update((s) => {
       s.backups = s.backups.filter((x) => x.id !== backupExternalId);
@@ -209,8 +209,8 @@ export class LocalDatabases implements DatabaseRuntime, Workloads {
     const earlier = db.restores.find((r) => r.key === key);
     if (earlier?.status === 'failed') throw new VendorRejectedError(earlier.message ?? `restore ${key} failed`);
     if (earlier) return this.toObserved(db);
-    const backup = this.backupRecord({ key: '', externalId: backupExternalId });
-    if (!backup || backup.id !== backupExternalId) throw new VendorRejectedError(`backup ${backupExternalId} does not exist on this host`);
+    const backup = this.host.state.current.backups.find((x) => x.id === backupExternalId);
+    if (!backup) throw new VendorRejectedError(`backup ${backupExternalId} does not exist on this host`);
     if (backup.status !== 'completed' || backup.checksum === null) throw new VendorRejectedError(`backup ${backup.id} is ${backup.status}; only a completed backup can be restored`);
     if (db.status !== 'available') throw new Error(`database ${db.id} is ${db.status}; restore once it is available`);
     let actual: string;
