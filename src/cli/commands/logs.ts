@@ -4,8 +4,10 @@
  * `-f` keeps printing new lines until interrupted.
  */
 import type { Command } from 'commander';
-import type { AppLogLine, AppRuntime } from '../../drivers/contract.js';
-import { DEFAULT_TENANT, type StoredResource } from '../../model/resource.js';
+import { ResourceLookup } from '../../api/records/lookup.js';
+import { runtimeOf } from '../../api/runtime-access.js';
+import type { AppLogLine } from '../../drivers/contract.js';
+import { DEFAULT_TENANT } from '../../model/resource.js';
 import { DriverPool } from '../../reconcile/driver-pool.js';
 import { Store } from '../../store/store.js';
 import { CliError } from '../cli-error.js';
@@ -39,17 +41,6 @@ function parseSince(text: string | undefined): string | undefined {
   return new Date(at).toISOString();
 }
 
-/** The runtime holding the app, and the app's id there. */
-async function appRuntime(store: Store, pool: DriverPool, app: StoredResource<'App'>): Promise<{ runtime: AppRuntime; externalId: string }> {
-  const externalId = app.status.externalId;
-  if (!externalId) throw new CliError(`App/${app.name} has not been deployed yet (status ${app.status.phase}); it has no logs`);
-  const server = store.resources.find(app.tenant, { kind: 'Server', namespace: app.namespace, name: app.spec.server });
-  if (!server) throw new CliError(`App/${app.name} is placed on Server/${app.spec.server}, which does not exist`);
-  const provider = store.resources.find(app.tenant, { kind: 'Provider', namespace: server.namespace, name: server.spec.provider });
-  if (!provider) throw new CliError(`Server/${server.name} names Provider/${server.spec.provider}, which does not exist`);
-  return { runtime: (await pool.runtimeFor(provider)).apps, externalId };
-}
-
 export function registerLogsCommand(program: Command): void {
   addDataDirOption(
     program
@@ -74,7 +65,9 @@ export function registerLogsCommand(program: Command): void {
     try {
       const app = store.resources.find(DEFAULT_TENANT, { kind: 'App', namespace: options.namespace, name });
       if (!app) throw new CliError(`App "${name}" not found in namespace ${options.namespace}`);
-      const { runtime, externalId } = await appRuntime(store, pool, app);
+      const placed = await runtimeOf(pool, new ResourceLookup(store, DEFAULT_TENANT), app);
+      const runtime = placed.runtime.apps;
+      const externalId = placed.externalId;
       let lines = await runtime.logs(externalId, { tail, ...(since !== undefined ? { since } : {}) });
       for (const line of lines) console.log(format(line));
       // Following: ask for what came at or after the last line printed; skip the lines already printed at that instant.

@@ -2,7 +2,7 @@
  * @module Tests of an app's log file: entries read back oldest first by tail and since, rotation
  * past its size keeping a fixed number of files, and reads that span the rotated files.
  */
-import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -38,5 +38,14 @@ describe('an app log', () => {
     const numbers = lines.map((l) => Number(l.split(' ')[1]));
     expect(numbers).toEqual([...numbers].sort((a, b) => a - b));
     expect(new AppLog(dir, 1_000, 2).read({ tail: 1 })[0]?.line).toMatch(/^line 99 /); // reopened: same content
+  });
+
+  it('counts its size in bytes, so lines of multi-byte characters rotate before the file passes its size', () => {
+    dir = mkdtempSync(join(tmpdir(), 'cairn-app-log-'));
+    const log = new AppLog(dir, 320, 2); // each entry is 122 characters, 182 bytes
+    for (let i = 0; i < 5; i += 1) {
+      log.write('stdout', 'é'.repeat(60));
+      expect(statSync(join(dir, 'app.log')).size).toBeLessThanOrEqual(320);
+    }
   });
 });

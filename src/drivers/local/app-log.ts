@@ -7,8 +7,8 @@ import { appendFileSync, existsSync, mkdirSync, readFileSync, renameSync, rmSync
 import { join } from 'node:path';
 import type { AppLogLine } from '../contract.js';
 
-export const DEFAULT_TAIL = 100;
-export const MAX_TAIL = 1000;
+const DEFAULT_TAIL = 100;
+const MAX_TAIL = 1000;
 
 export class AppLog {
   private size: number;
@@ -22,9 +22,10 @@ export class AppLog {
 
   write(stream: AppLogLine['stream'], line: string): void {
     const entry = `${JSON.stringify({ ts: new Date().toISOString(), stream, line })}\n`;
-    if (this.size + entry.length > this.maxBytes && this.size > 0) this.rotate();
+    const bytes = Buffer.byteLength(entry);
+    if (this.size + bytes > this.maxBytes && this.size > 0) this.rotate();
     appendFileSync(this.file, entry, { mode: 0o600 });
-    this.size += Buffer.byteLength(entry);
+    this.size += bytes;
   }
 
   private rotate(): void {

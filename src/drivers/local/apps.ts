@@ -19,7 +19,7 @@ import { freePort } from './free-port.js';
 import { ownershipEnv, reapOrphanedApps } from './orphaned-apps.js';
 import { waitHealthy } from './health-check.js';
 import type { LocalHost, Workloads } from './local-host.js';
-import type { AppRecord } from './state-file.js';
+import { findByRef, type AppRecord } from './state-file.js';
 import { StableEndpoint } from './stable-endpoint.js';
 import { SupervisedProcess, type ProcessSpec } from './supervised-process.js';
 
@@ -69,8 +69,11 @@ export class LocalApps implements AppRuntime, Workloads {
   }
 
   private record(ref: ExternalRef): AppRecord | undefined {
-    const all = this.host.state.current.apps;
-    return (ref.externalId ? all.find((a) => a.id === ref.externalId) : undefined) ?? all.find((a) => a.clientToken === ref.key);
+    return findByRef(this.host.state.current.apps, ref);
+  }
+
+  private byId(externalId: string): AppRecord | undefined {
+    return this.host.state.current.apps.find((a) => a.id === externalId);
   }
 
   private liveOf(record: AppRecord): LiveApp {
@@ -118,8 +121,8 @@ export class LocalApps implements AppRuntime, Workloads {
 
   /** Numbers a new release and rolls it out in the background. */
   private async deploy(externalId: string, desired: AppDesired): Promise<AppObserved> {
-    const record = this.record({ key: '', externalId });
-    if (!record || record.id !== externalId) throw new VendorRejectedError(`app ${externalId} does not exist on this host`, { status: 404 });
+    const record = this.byId(externalId);
+    if (!record) throw new VendorRejectedError(`app ${externalId} does not exist on this host`, { status: 404 });
     if (this.host.state.current.servers.find((s) => s.id === record.serverId)?.status === 'stopped') {
       throw new Error(`App/${desired.name}: its server ${record.serverId} is stopped; the app is deployed once the server runs again`);
     }
@@ -145,7 +148,7 @@ export class LocalApps implements AppRuntime, Workloads {
     app.rollingOut = release;
     app.parked = false;
     this.host.background(() => this.rollOut(externalId, app, release, desired));
-    return this.toObserved(this.record({ key: '', externalId }) ?? record);
+    return this.toObserved(this.byId(externalId) ?? record);
   }
 
   private async rollOut(appId: string, app: LiveApp, release: number, desired: AppDesired): Promise<void> {
@@ -244,8 +247,8 @@ export class LocalApps implements AppRuntime, Workloads {
   }
 
   async delete(externalId: string): Promise<void> {
-    const record = this.record({ key: '', externalId });
-    if (!record || record.id !== externalId) return;
+    const record = this.byId(externalId);
+    if (!record) return;
     const app = this.liveOf(record);
     app.rollingOut = undefined;
     await this.stopServing(app);
@@ -259,8 +262,8 @@ export class LocalApps implements AppRuntime, Workloads {
 
   async logs(externalId: string, query: { tail?: number; since?: string }): Promise<AppLogLine[]> {
     await Promise.resolve(); // refusals below reject the promise rather than throw
-    const record = this.record({ key: '', externalId });
-    if (!record || record.id !== externalId) throw new VendorRejectedError(`app ${externalId} does not exist on this host`, { status: 404 });
+    const record = this.byId(externalId);
+    if (!record) throw new VendorRejectedError(`app ${externalId} does not exist on this host`, { status: 404 });
     return this.liveOf(record).log.read(query);
   }
 

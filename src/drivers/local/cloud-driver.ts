@@ -9,7 +9,7 @@ import type { CloudDriver, CredentialTest, ExternalClient, PowerAction, Region, 
 import { VendorRejectedError } from '../errors.js';
 import { diskUsage } from './host-metrics.js';
 import type { LocalHost } from './local-host.js';
-import type { ServerRecord } from './state-file.js';
+import { findByRef, type ServerRecord } from './state-file.js';
 
 export const LOCAL_REGION = 'local';
 export const LOCAL_SIZE = 'host';
@@ -27,8 +27,7 @@ class LocalServers implements ExternalClient<ServerDesired, ServerObserved> {
   constructor(private readonly host: LocalHost) {}
 
   observe(ref: { key: string; externalId?: string | null }): Promise<ServerObserved | null> {
-    const all = this.host.state.current.servers;
-    const found = (ref.externalId ? all.find((s) => s.id === ref.externalId) : undefined) ?? all.find((s) => s.clientToken === ref.key);
+    const found = findByRef(this.host.state.current.servers, ref);
     return Promise.resolve(found ? toObserved(found) : null);
   }
 

@@ -13,7 +13,7 @@ import { freePort } from './free-port.js';
 import type { LocalHost, Workloads } from './local-host.js';
 import { dumpDatabase, fileChecksum, restoreDatabase } from './postgres-backups.js';
 import { postgresFor } from './postgres-installations.js';
-import type { BackupRecord, DatabaseRecord } from './state-file.js';
+import { findByRef, type BackupRecord, type DatabaseRecord } from './state-file.js';
 
 /** `shop-db` → `shop_db`: a role and database name that needs no quoting. */
 export function sqlName(name: string): string {
@@ -67,8 +67,7 @@ export class LocalDatabases implements DatabaseRuntime, Workloads {
   }
 
   observe(ref: ExternalRef): Promise<DatabaseObserved | null> {
-    const all = this.host.state.current.databases;
-    const db = (ref.externalId ? all.find((d) => d.id === ref.externalId) : undefined) ?? all.find((d) => d.clientToken === ref.key);
+    const db = findByRef(this.host.state.current.databases, ref);
     return Promise.resolve(db ? this.toObserved(db) : null);
   }
 
@@ -152,8 +151,7 @@ export class LocalDatabases implements DatabaseRuntime, Workloads {
   }
 
   private backupRecord(ref: ExternalRef): BackupRecord | undefined {
-    const all = this.host.state.current.backups;
-    return (ref.externalId ? all.find((b) => b.id === ref.externalId) : undefined) ?? all.find((b) => b.clientToken === ref.key);
+    return findByRef(this.host.state.current.backups, ref);
   }
 
   async createBackup(databaseExternalId: string, key: string): Promise<BackupObserved> {
@@ -198,8 +196,8 @@ export class LocalDatabases implements DatabaseRuntime, Workloads {
   }
 
   async deleteBackup(backupExternalId: string): Promise<void> {
-    const b = this.backupRecord({ key: '', externalId: backupExternalId });
-    if (!b || b.id !== backupExternalId) return;
+    const b = this.host.state.current.backups.find((x) => x.id === backupExternalId);
+    if (!b) return;
     await rm(b.file, { force: true });
     this.host.state.update((s) => {
       s.backups = s.backups.filter((x) => x.id !== backupExternalId);
@@ -211,8 +209,8 @@ export class LocalDatabases implements DatabaseRuntime, Workloads {
     const earlier = db.restores.find((r) => r.key === key);
     if (earlier?.status === 'failed') throw new VendorRejectedError(earlier.message ?? `restore ${key} failed`);
     if (earlier) return this.toObserved(db);
-    const backup = this.backupRecord({ key: '', externalId: backupExternalId });
-    if (!backup || backup.id !== backupExternalId) throw new VendorRejectedError(`backup ${backupExternalId} does not exist on this host`);
+    const backup = this.host.state.current.backups.find((x) => x.id === backupExternalId);
+    if (!backup) throw new VendorRejectedError(`backup ${backupExternalId} does not exist on this host`);
     if (backup.status !== 'completed' || backup.checksum === null) throw new VendorRejectedError(`backup ${backup.id} is ${backup.status}; only a completed backup can be restored`);
     if (db.status !== 'available') throw new Error(`database ${db.id} is ${db.status}; restore once it is available`);
     let actual: string;

@@ -8,9 +8,11 @@ import { randomUUID } from 'node:crypto';
 import { mkdirSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { HostMetricsSampler } from './host-metrics.js';
+import { processAlive } from './orphaned-apps.js';
 import { PostgresCluster } from './postgres-cluster.js';
 import { postgresFor } from './postgres-installations.js';
 import { postgresOsUser } from './postgres-os-user.js';
+import type { OsUser } from './run-program.js';
 import { StateFile, type DatabaseRecord } from './state-file.js';
 
 /** Something a stopped or rebooted server does to what runs on it. */
@@ -27,6 +29,8 @@ export class LocalHost {
   private readonly workloads: Workloads[] = [];
   private readonly parts = new Map<string, unknown>();
   private readonly closers: Array<() => Promise<void>> = [];
+  /** Who clusters run as, once known (see postgres-os-user.ts). */
+  private clusterUser: { user: OsUser | undefined } | undefined;
 
   constructor(dataDir: string) {
     this.root = join(resolve(dataDir), 'local');
@@ -71,7 +75,9 @@ export class LocalHost {
 
   /** The cluster of a database record. */
   cluster(db: DatabaseRecord): PostgresCluster {
-    return new PostgresCluster(join(this.root, 'postgres', db.id), postgresFor(db.name, db.version), postgresOsUser(), db.port);
+    // Looked up once (it reads /etc/passwd when cairn is root): observe asks for a cluster on every resync.
+    this.clusterUser ??= { user: postgresOsUser() };
+    return new PostgresCluster(join(this.root, 'postgres', db.id), postgresFor(db.name, db.version), this.clusterUser.user, db.port);
   }
 
   backupFile(backupId: string): string {
@@ -113,15 +119,6 @@ export class LocalHost {
     for (const close of this.closers) await close();
     while (this.tasks.size > 0) await Promise.allSettled([...this.tasks]);
     this.sampler.close();
-  }
-}
-
-function processAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (error) {
-    return (error as NodeJS.ErrnoException).code === 'EPERM';
   }
 }
 

@@ -14,7 +14,8 @@ export function ownershipEnv(hostRoot: string): Record<string, string> {
   return { [HOST_VARIABLE]: hostRoot, [OWNER_VARIABLE]: String(process.pid) };
 }
 
-function alive(pid: number): boolean {
+/** Whether process `pid` exists (one of another user counts). */
+export function processAlive(pid: number): boolean {
   try {
     process.kill(pid, 0);
     return true;
@@ -38,7 +39,7 @@ export function reapOrphanedApps(hostRoot: string): number[] {
     const vars = environ.split('\0');
     if (!vars.includes(`${HOST_VARIABLE}=${hostRoot}`)) continue;
     const owner = Number(vars.find((v) => v.startsWith(`${OWNER_VARIABLE}=`))?.slice(OWNER_VARIABLE.length + 1));
-    if (!Number.isInteger(owner) || owner === process.pid || alive(owner)) continue;
+    if (!Number.isInteger(owner) || owner === process.pid || processAlive(owner)) continue;
     try {
       process.kill(Number(entry), 'SIGKILL');
       reaped.push(Number(entry));

@@ -6,6 +6,7 @@
  */
 import { mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { dirname } from 'node:path';
+import type { ExternalRef } from '../contract.js';
 
 export interface ServerRecord {
   id: string;
@@ -69,6 +70,11 @@ export interface LocalState {
   databases: DatabaseRecord[];
   backups: BackupRecord[];
   apps: AppRecord[];
+}
+
+/** The record a driver call refers to: by its id when it has one, else by the client token it was created with. */
+export function findByRef<T extends { id: string; clientToken: string }>(records: readonly T[], ref: ExternalRef): T | undefined {
+  return (ref.externalId ? records.find((r) => r.id === ref.externalId) : undefined) ?? records.find((r) => r.clientToken === ref.key);
 }
 
 function emptyState(): LocalState {
