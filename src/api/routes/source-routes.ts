@@ -17,7 +17,7 @@ import { validateBody } from '../request-validation.js';
 import { pathId, setLocation } from '../respond.js';
 
 /** The raw bytes of a JSON body, kept by the body parser for signature checks. */
-export function rawBodyOf(req: Request): Buffer {
+function rawBodyOf(req: Request): Buffer {
   const raw = (req as { rawBody?: unknown }).rawBody;
   return Buffer.isBuffer(raw) ? raw : Buffer.alloc(0);
 }
