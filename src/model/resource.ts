@@ -92,6 +92,14 @@ export function displayName(r: { kind: Kind; namespace?: string; name: string })
 /** The annotation a source stamps on each resource: the revision (commit) that last set it. */
 export const REVISION_ANNOTATION = 'cairn.dev/revision';
 
+/** The annotation that, set to "false", turns drift correction into a report. */
+const SELF_HEAL_ANNOTATION = 'cairn.dev/self-heal';
+
+/** Whether cairn puts back what changed at the vendor behind its back (the default), or only reports it. */
+export function selfHeals(r: { annotations: Readonly<Record<string, string>> }): boolean {
+  return r.annotations[SELF_HEAL_ANNOTATION] !== 'false';
+}
+
 export const DEFAULT_NAMESPACE = 'default';
 export const DEFAULT_TENANT = 'default';
 

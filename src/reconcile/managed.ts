@@ -7,7 +7,7 @@
  */
 import type { ExternalClient } from '../drivers/contract.js';
 import { REPLACEMENT_FIELDS, type Kind, type SpecByKind } from '../model/kinds.js';
-import type { AnyStoredResource, StoredResource } from '../model/resource.js';
+import { selfHeals, type AnyStoredResource, type StoredResource } from '../model/resource.js';
 import type { ReconcileContext, ReconcileResult } from './context.js';
 import { requireNoDependents } from './dependencies.js';
 import { doing } from './errors.js';
@@ -175,7 +175,7 @@ export async function reconcileManaged<K extends Kind, D, O extends { id: string
   const desired = await adapter.desired(ctx, r);
   const changes = adapter.drift(ctx, r, desired, observed, draft);
   if (changes.length > 0) {
-    const selfHeal = r.annotations['cairn.dev/self-heal'] !== 'false';
+    const selfHeal = selfHeals(r);
     const userChange = status.observedGeneration !== r.generation;
     if (!selfHeal && !userChange) {
       draft.setCondition('Synced', 'False', REASON_DRIFT, `changed outside cairn: ${changes.join('; ')} (self-heal is off)`);

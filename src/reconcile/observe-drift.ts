@@ -4,7 +4,7 @@
  * compared with what cairn last converged.
  */
 import type { DriftItem } from '../model/drift.js';
-import type { AnyStoredResource } from '../model/resource.js';
+import { selfHeals, type AnyStoredResource } from '../model/resource.js';
 import type { Store } from '../store/store.js';
 import type { ReconcileContext } from './context.js';
 import { DriverPool } from './driver-pool.js';
@@ -35,7 +35,7 @@ export async function observeDrift(store: Store, dataDir: string, resources: rea
   try {
     const items: DriftItem[] = [];
     for (const r of resources) {
-      const selfHeal = r.annotations['cairn.dev/self-heal'] !== 'false';
+      const selfHeal = selfHeals(r);
       try {
         const changes = await changesOf(ctx, r);
         if (changes.length > 0) items.push({ kind: r.kind, namespace: r.namespace, name: r.name, changes, selfHeal });

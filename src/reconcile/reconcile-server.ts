@@ -4,7 +4,7 @@
  * (reboot, start, stop) are carried out.
  */
 import type { CloudDriver, ServerDesired, ServerObserved } from '../drivers/contract.js';
-import type { StoredResource } from '../model/resource.js';
+import { selfHeals, type StoredResource } from '../model/resource.js';
 import type { ReconcileContext, ReconcileResult } from './context.js';
 import { findDependency, requireReady } from './dependencies.js';
 import { doing } from './errors.js';
@@ -62,7 +62,7 @@ const serverAdapter: ManagedAdapter<'Server', ServerDesired, ServerObserved> = {
     const drifted = r.status.phase === wanted ? powerDrift(r, observed) : [];
     if (drifted.length > 0) {
       const change = drifted.join('; ');
-      if (r.annotations['cairn.dev/self-heal'] === 'false') {
+      if (!selfHeals(r)) {
         const message = `changed outside cairn: ${change} (self-heal is off)`;
         draft.setPhase(observed.status);
         return { message: `server is ${observed.status}`, usable: true, requeueAfterMs: ctx.resyncMs('Server'), driftReported: message };

@@ -6,6 +6,20 @@
 import { jsonEqual } from '../model/canonical-json.js';
 import type { AnyStoredResource, Condition, ConditionStatus, ConditionType, ResourceStatus } from '../model/resource.js';
 
+/** The condition `type` as set now: lastTransitionTime kept from `previous` unless its status really changed. */
+export function conditionAfter(
+  previous: readonly Condition[],
+  type: ConditionType,
+  status: ConditionStatus,
+  reason: string,
+  message: string,
+  observedGeneration: number,
+): Condition {
+  const existing = previous.find((c) => c.type === type);
+  const lastTransitionTime = existing && existing.status === status ? existing.lastTransitionTime : new Date().toISOString();
+  return { type, status, reason, message, lastTransitionTime, observedGeneration };
+}
+
 export class StatusDraft {
   readonly status: ResourceStatus;
 
@@ -24,15 +38,7 @@ export class StatusDraft {
   }
 
   setCondition(type: ConditionType, status: ConditionStatus, reason: string, message: string): void {
-    const existing = this.status.conditions.find((c) => c.type === type);
-    const next: Condition = {
-      type,
-      status,
-      reason,
-      message,
-      lastTransitionTime: existing && existing.status === status ? existing.lastTransitionTime : new Date().toISOString(),
-      observedGeneration: this.resource.generation,
-    };
+    const next = conditionAfter(this.status.conditions, type, status, reason, message, this.resource.generation);
     this.status.conditions = [...this.status.conditions.filter((c) => c.type !== type), next].sort((a, b) =>
       a.type.localeCompare(b.type),
     );

@@ -25,7 +25,7 @@ export interface DirectoryWatchOptions {
 }
 
 /** The owner of what a watched directory sets. */
-export function directoryOwner(dir: string): string {
+function directoryOwner(dir: string): string {
   return `dir:${resolve(dir)}`;
 }
 

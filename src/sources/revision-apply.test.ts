@@ -8,7 +8,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { Store } from '../store/store.js';
-import { applyRevision, REVISION_ANNOTATION } from './revision-apply.js';
+import { REVISION_ANNOTATION } from '../model/resource.js';
+import { applyRevision } from './revision-apply.js';
 
 const provider = `apiVersion: cairn.dev/v1\nkind: Provider\nmetadata:\n  name: sandbox\nspec:\n  vendor: sandbox\n`;
 const server = (name: string, size = 'small'): string =>

@@ -13,8 +13,6 @@ import { displayName, resourceKey, REVISION_ANNOTATION, type AnyManifest, type A
 import type { SourceConflict } from '../store/sources.js';
 import type { Store } from '../store/store.js';
 
-export { REVISION_ANNOTATION };
-
 export interface RevisionInput {
   tenant: string;
   /** The owner the resources are written as: `git:<id>`, `dir:<path>`. */
@@ -37,7 +35,7 @@ export type RevisionOutcome =
   | { status: 'stale'; reason: string };
 
 /** Parses and validates every file as one set; the manifests, or every error (file:line:column and why). */
-export function checkRevision(store: Store, input: Pick<RevisionInput, 'tenant' | 'owner' | 'files' | 'prune'>): { manifests: AnyManifest[] } | { errors: string[] } {
+function checkRevision(store: Store, input: Pick<RevisionInput, 'tenant' | 'owner' | 'files' | 'prune'>): { manifests: AnyManifest[] } | { errors: string[] } {
   if (input.files.length === 0) return { manifests: [] };
   // References may name resources of other owners, or this owner's that prune will keep.
   const known = (kind: AnyManifest['kind'], namespace: string, name: string): boolean => {

@@ -3,6 +3,7 @@
  * kept unless the status really changed.
  */
 import type { Condition, ConditionStatus } from '../model/resource.js';
+import { conditionAfter } from '../reconcile/status-draft.js';
 
 export const REASON_APPLIED = 'Applied';
 export const REASON_VALIDATION_FAILED = 'ValidationFailed';
@@ -11,13 +12,5 @@ export const REASON_OWNERSHIP_CONFLICT = 'OwnershipConflict';
 export const REASON_SUSPENDED = 'Suspended';
 
 export function readyCondition(previous: readonly Condition[], status: ConditionStatus, reason: string, message: string): Condition[] {
-  const before = previous.find((c) => c.type === 'Ready');
-  return [{
-    type: 'Ready',
-    status,
-    reason,
-    message,
-    lastTransitionTime: before && before.status === status ? before.lastTransitionTime : new Date().toISOString(),
-    observedGeneration: 1,
-  }];
+  return [conditionAfter(previous, 'Ready', status, reason, message, 1)];
 }

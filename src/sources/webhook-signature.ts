@@ -3,9 +3,14 @@
  * raw body (`X-Hub-Signature-256: sha256=<hex HMAC-SHA256>`), GitLab sends the secret itself
  * (`X-Gitlab-Token`). Anything else, or a mismatch, is refused.
  */
-import { createHash, createHmac, timingSafeEqual } from 'node:crypto';
+import { createHash, createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
 
 export type WebhookVerdict = { ok: true; sender: 'github' | 'gitlab' } | { ok: false; reason: string };
+
+/** A new source's webhook secret: 256 random bits, URL-safe so it can be pasted into GitHub or GitLab as is. */
+export function newWebhookSecret(): string {
+  return randomBytes(32).toString('base64url');
+}
 
 /** Compares two strings in time that depends only on their digests' length. */
 function sameSecret(a: string | Buffer, b: string | Buffer): boolean {

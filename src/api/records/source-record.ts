@@ -9,8 +9,8 @@ import type { Store } from '../../store/store.js';
 import { checkGitUrl, normaliseRepoPath } from '../../sources/git-url.js';
 import { conditionRecord, type ConditionRecord } from './common.js';
 
-export const DEFAULT_INTERVAL_SECONDS = 60;
-export const DEFAULT_REF = 'main';
+const DEFAULT_INTERVAL_SECONDS = 60;
+const DEFAULT_REF = 'main';
 
 export interface SourceCreateBody {
   name: string;

@@ -5,11 +5,10 @@
  * `POST /sources/{id}/webhook` takes push events without a bearer token: their signature
  * (GitHub's HMAC or GitLab's token, checked in constant time) is their credential.
  */
-import { randomBytes } from 'node:crypto';
 import { Router, type Request } from 'express';
 import { NotFoundError, UnauthorizedError } from '../../model/errors.js';
 import { removeSource } from '../../sources/source-removal.js';
-import { verifyWebhook } from '../../sources/webhook-signature.js';
+import { newWebhookSecret, verifyWebhook } from '../../sources/webhook-signature.js';
 import { allowed } from '../authentication.js';
 import type { ApiDeps } from '../deps.js';
 import { listBody, pageRequest } from '../pagination.js';
@@ -18,7 +17,7 @@ import { validateBody } from '../request-validation.js';
 import { pathId, setLocation } from '../respond.js';
 
 /** The raw bytes of a JSON body, kept by the body parser for signature checks. */
-export function rawBodyOf(req: Request): Buffer {
+function rawBodyOf(req: Request): Buffer {
   const raw = (req as { rawBody?: unknown }).rawBody;
   return Buffer.isBuffer(raw) ? raw : Buffer.alloc(0);
 }
@@ -64,7 +63,7 @@ export function sourceRoutes(deps: ApiDeps): Router {
   router.post('/sources', (req, res) => {
     const principal = allowed(res, 'write');
     const source = newSourceFromBody(validateBody<SourceCreateBody>('post', '/sources', req.body));
-    const webhookSecret = randomBytes(32).toString('base64url');
+    const webhookSecret = newWebhookSecret();
     const created = store.sources.create(principal.tenant, source, webhookSecret);
     if (!created.suspended) requestSync(deps, created.id);
     setLocation(req, res, 'sources', created.id);

@@ -12,7 +12,7 @@ import { planHasChanges, type Plan } from '../../model/plan.js';
 import { planToApiJson } from '../../model/plan-render-json.js';
 import { renderPlanMarkdown } from '../../model/plan-render-markdown.js';
 import { renderPlanText } from '../../model/plan-render-text.js';
-import { resourceKey } from '../../model/resource.js';
+import { DEFAULT_TENANT, resourceKey } from '../../model/resource.js';
 import { shouldUseColor } from '../../model/terminal-color.js';
 import { observeDrift } from '../../reconcile/observe-drift.js';
 import { Store } from '../../store/store.js';
@@ -51,7 +51,7 @@ async function localPlan(options: PlanOptions): Promise<{ plan: Plan; drift?: Dr
     const plan = planForManifests(store, manifests, { prune: options.prune ?? false });
     if (!options.refresh) return { plan };
     const planned = new Set(plan.changes.filter((c) => c.action !== 'create').map((c) => resourceKey(c)));
-    const recorded = store.resources.list({ tenant: 'default' }).filter((r) => planned.has(resourceKey(r)));
+    const recorded = store.resources.list({ tenant: DEFAULT_TENANT }).filter((r) => planned.has(resourceKey(r)));
     return { plan, drift: await observeDrift(store, dataDir, recorded) };
   } finally {
     store.close();

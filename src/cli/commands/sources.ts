@@ -4,13 +4,13 @@
  * webhook secret once; a token or password is read from stdin, never from the command line.
  * `sync` asks a running `cairn serve` to sync and follows it, or syncs here when none runs.
  */
-import { randomBytes } from 'node:crypto';
 import type { Command } from 'commander';
 import { DEFAULT_TENANT_NAME } from '../../auth/user-accounts.js';
 import { Controller } from '../../reconcile/controller.js';
 import { newSourceFromBody, sourceChangesFromBody, sourceRecord, type SourceCreateBody, type SourceRecord, type SourceUpdateBody } from '../../api/records/source-record.js';
 import { removeSource } from '../../sources/source-removal.js';
 import { SourceSyncer } from '../../sources/source-sync.js';
+import { newWebhookSecret } from '../../sources/webhook-signature.js';
 import type { GitSource } from '../../store/sources.js';
 import { Store } from '../../store/store.js';
 import { CliError } from '../cli-error.js';
@@ -122,7 +122,7 @@ export function registerSourcesCommand(program: Command): void {
         ...(options.suspended ? { suspended: true } : {}), ...(auth ? { auth } : {}),
       };
       const source = validated(() => newSourceFromBody(body));
-      const secret = randomBytes(32).toString('base64url');
+      const secret = newWebhookSecret();
       const created = store.sources.create(tenant, source, secret);
       store.sources.requestSync(created.id);
       console.log(describeSource(sourceRecord(created, store)));
