@@ -86,9 +86,9 @@ describe('SIGKILL during apply and delete', () => {
     expect(final.code, `seed ${seed}: ${final.stdout}`).toBe(0);
     expect(final.stdout).toContain(`Apply complete: ${1 + stack.servers.length + stack.databases.length + stack.apps.length} ready.`);
     const world = await inventory(cloud.url);
-    expect(countByName(world.servers)).toEqual(Object.fromEntries(stack.servers.map((n) => [n, 1])));
-    expect(countByName(world.databases)).toEqual(Object.fromEntries(stack.databases.map((n) => [n, 1])));
-    expect(countByName(world.apps)).toEqual(Object.fromEntries(stack.apps.map((n) => [n, 1])));
+    expect(countByName(world.servers), `seed ${seed}: servers after the last apply`).toEqual(Object.fromEntries(stack.servers.map((n) => [n, 1])));
+    expect(countByName(world.databases), `seed ${seed}: databases after the last apply`).toEqual(Object.fromEntries(stack.databases.map((n) => [n, 1])));
+    expect(countByName(world.apps), `seed ${seed}: apps after the last apply`).toEqual(Object.fromEntries(stack.apps.map((n) => [n, 1])));
     expect(world.servers.every((s) => s.status === 'running' && s.size === 'large')).toBe(true);
   }, 600_000);
 });

@@ -152,7 +152,9 @@ export async function reconcileManaged<K extends Kind, D, O extends { id: string
     const sent = adapter.beforeApply?.(ctx, r, desired, draft, 'create') ?? desired;
     const created = await applying(ctx, r, draft, adapter, doing('create', () => conn.client.create(createKey, sent)));
     status.externalId = created.id;
-    ctx.store.operations.finish(r.uid, 'create');
+    // The pending create ends with the status write that records this id (Resources.writeStatus):
+    // a crash before it must still find the resource by its key, or a delete would drop the row
+    // and leak it at the vendor.
     ctx.record(r, 'Normal', REASON_CREATED, `created ${r.kind.toLowerCase()} ${created.id} at ${conn.vendor}`);
     adapter.recordApplied?.(ctx, r, draft, sent, created);
     return settle(ctx, r, draft, adapter, created);

@@ -293,6 +293,9 @@ export class Resources {
         const changed = this.sql.get(`UPDATE resources SET resource_version = ? WHERE uid = ?`).run(revision, uid);
         if (changed.changes === 0) return;
         this.upsertStatus(uid, status, now);
+        // A pending create is done once the vendor's id is recorded, and not a moment before: a
+        // crash in between must still find the resource by its key.
+        if (status.externalId) this.sql.get(`DELETE FROM pending_operations WHERE uid = ? AND operation = 'create'`).run(uid);
       })
       .immediate();
   }

@@ -90,6 +90,17 @@ describe('Store', () => {
     }
   });
 
+  it('keeps a pending create until a status write records the vendor id, so a crash in between still finds it by key', () => {
+    store.resources.apply('default', 'api', [provider, server()]);
+    const web = store.resources.find('default', { kind: 'Server', namespace: 'default', name: 'web-1' });
+    if (!web) throw new Error('not created');
+    store.operations.begin(web.uid, 'create', 'cairn-key-0');
+    store.resources.writeStatus(web.uid, { ...web.status, phase: 'provisioning' });
+    expect(store.operations.get(web.uid, 'create')?.idempotencyKey).toBe('cairn-key-0');
+    store.resources.writeStatus(web.uid, { ...web.status, phase: 'provisioning', externalId: 'srv-1' });
+    expect(store.operations.get(web.uid, 'create')).toBeUndefined();
+  });
+
   it('refuses changes from another source, naming the owner, and writes nothing', () => {
     store.resources.apply('default', 'git:abc', [provider]);
     const before = store.resources.revision();
