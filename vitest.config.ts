@@ -1,4 +1,6 @@
 // @module vitest configuration: unit tests beside the code, cross-module and end-to-end tests in test/.
+import { tmpdir } from 'node:os';
+import { fileURLToPath } from 'node:url';
 import { defineConfig } from 'vitest/config';
 
 export default defineConfig({
@@ -8,5 +10,9 @@ export default defineConfig({
     testTimeout: 60_000,
     hookTimeout: 60_000,
     maxWorkers: 2,
+    // Tests run their peers (sandbox clouds, git servers) on loopback, which the outbound guard
+    // closes by default, and make local apps in temporary directories, outside the directory
+    // cairn starts in; the security tests go back to the defaults.
+    env: { CAIRN_ALLOW_PRIVATE_ENDPOINTS: 'true', CAIRN_LOCAL_SOURCE_DIRS: [tmpdir(), fileURLToPath(new URL('.', import.meta.url))].join(',') },
   },
 });

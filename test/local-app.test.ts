@@ -11,6 +11,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import git from 'isomorphic-git';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { lookUpOsUser } from '../src/drivers/local/os-user.js';
 import { postgresInstallations } from '../src/drivers/local/postgres-installations.js';
 import { startApiServer, type ApiServer } from './support/api-server.js';
 import { REPO_ROOT, runCairn, spawnCairn } from './support/cairn-process.js';
@@ -22,7 +23,12 @@ const VERSION = postgresInstallations()[0]?.major ?? 'none';
 const root = mkdtempSync(join(tmpdir(), 'cairn-localapp-'));
 const dataDir = join(root, 'state');
 const repo = join(root, 'repo');
+/** The pg client for the app, where the unprivileged user it runs as (when the tests are root) can read it. */
+const modules = join(root, 'modules');
+const PG_MODULES = ['pg', 'pg-cloudflare', 'pg-connection-string', 'pg-int8', 'pg-pool', 'pg-protocol', 'pg-types', 'pgpass', 'postgres-array', 'postgres-bytea', 'postgres-date', 'postgres-interval', 'split2', 'xtend'];
 let api: ApiServer;
+/** The app's repository is in the test's own directory: the operator allows apps to come from there. */
+const ENV = { CAIRN_LOCAL_HEALTH_TIMEOUT_MS: '3000', CAIRN_POLL_MS: '100', CAIRN_LOCAL_SOURCE_DIRS: root };
 let token = '';
 
 /** The app at `version`: counts visits in its database; `healthy: false` makes /healthz answer 500. */
@@ -39,7 +45,7 @@ http.createServer(async (req, res) => {
   const { rows } = await db.query('select count(*)::int as n from visits');
   await db.end();
   res.setHeader('content-type', 'application/json');
-  res.end(JSON.stringify({ version: ${version}, built, visits: rows[0].n, pid: process.pid }));
+  res.end(JSON.stringify({ version: ${version}, built, visits: rows[0].n, pid: process.pid, uid: process.getuid() }));
 }).listen(Number(process.env.PORT), '127.0.0.1', () => console.log('v${version} listening on ' + process.env.PORT));
 `;
 }
@@ -74,7 +80,7 @@ spec:
   source: { git: { url: "${repo}", ref: main } }
   build: "echo building && node -e \\"require('fs').writeFileSync('built.txt', 'yes')\\""
   command: "node server.js"
-  env: { NODE_PATH: "${join(REPO_ROOT, 'node_modules')}" }
+  env: { NODE_PATH: "${modules}" }
   databases: [visits-db]
   healthCheck: { path: /healthz }
 `;
@@ -84,6 +90,7 @@ interface Visit {
   built: string;
   visits: number;
   pid: number;
+  uid: number;
 }
 
 async function visit(url: string): Promise<Visit> {
@@ -122,9 +129,12 @@ async function deploy(appId: string): Promise<any> {
 
 beforeAll(async () => {
   fs.mkdirSync(repo);
+  for (const name of PG_MODULES) {
+    if (fs.existsSync(join(REPO_ROOT, 'node_modules', name))) fs.cpSync(join(REPO_ROOT, 'node_modules', name), join(modules, name), { recursive: true });
+  }
   await git.init({ fs, dir: repo, defaultBranch: 'main' });
   await commit(1);
-  api = await startApiServer({ CAIRN_LOCAL_HEALTH_TIMEOUT_MS: '3000', CAIRN_POLL_MS: '100' }, { dataDir });
+  api = await startApiServer(ENV, { dataDir });
   await api.addUser('owner@example.com', PASSWORD, 'owner');
   ({ access_token: token } = await api.login('owner@example.com', PASSWORD));
 }, 60_000);
@@ -151,6 +161,9 @@ describe('an app on the local vendor', () => {
     expect(url).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
     const first = await visit(url);
     expect(first).toMatchObject({ version: 1, built: 'yes', visits: 1 });
+    // Never as root: as the unprivileged app user when cairn is root, else as cairn's own user.
+    expect(first.uid).not.toBe(0);
+    expect(first.uid).toBe(process.getuid?.() === 0 ? lookUpOsUser('nobody')?.uid : process.getuid?.());
     expect((await visit(url)).visits).toBe(2);
     const deployments = (await call('GET', `/api/v1/apps/${appId}/deployments`)).body.items;
     expect(deployments[0]).toMatchObject({ status: 'succeeded', commit: firstCommit });
@@ -227,7 +240,7 @@ describe('an app on the local vendor', () => {
   it('stops with cairn, and a restarted cairn serves it again at the same URL', async () => {
     await api.stop();
     await expect(visit(url)).rejects.toThrow();
-    api = await startApiServer({ CAIRN_LOCAL_HEALTH_TIMEOUT_MS: '3000', CAIRN_POLL_MS: '100' }, { dataDir });
+    api = await startApiServer(ENV, { dataDir });
     ({ access_token: token } = await api.login('owner@example.com', PASSWORD));
     const back = await until('the app served again', () => visit(url), (v) => v.version === 3, 50_000);
     expect(back.visits).toBeGreaterThan(3);

@@ -204,6 +204,8 @@ export interface AppObserved {
   release: number;
   /** The commit the current release was built from (git sources), when the vendor knows it. */
   commit: string | null;
+  /** Why the latest release failed (status `failed`), when the vendor says. */
+  failure?: string;
 }
 
 export interface AppLogLine {

@@ -4,6 +4,7 @@
  * sources and the local runtime's app checkouts; a failure is a FetchError a user can act on.
  */
 import fs from 'node:fs';
+import { outboundRefusal } from '../net/guarded-fetch.js';
 import { loadGit, type Git } from './isomorphic-git.js';
 
 const COMMIT_ID = /^[0-9a-f]{40}$/i;
@@ -54,6 +55,8 @@ export async function fetchRef(request: FetchRequest): Promise<string> {
 
 function describeFetchFailure(request: FetchRequest, error: unknown): string {
   const { url, ref, auth, credentialsOwner = 'the', missingCredentialsHint } = request;
+  const refused = outboundRefusal(error);
+  if (refused) return `fetching ${url} refused: ${refused.message}`;
   const status = (error as { data?: { statusCode?: number } }).data?.statusCode;
   const code = (error as { code?: string }).code;
   if (status === 401 || status === 403 || code === 'UserCanceledError') {
@@ -63,7 +66,9 @@ function describeFetchFailure(request: FetchRequest, error: unknown): string {
   }
   if (status === 404) return `${url} was not found (HTTP 404); check the url`;
   if (code === 'NotFoundError') return `${url} has no branch or tag named "${ref}"`;
-  const message = error instanceof Error ? error.message : String(error);
+  if (code === 'SmartHttpError') return `${url} did not answer with git's smart HTTP protocol; is it the repository's clone URL?`;
+  // isomorphic-git quotes what the remote answered (a page that is not git's protocol): one line of it at most.
+  const message = (error instanceof Error ? error.message : String(error)).split('\n')[0]!.slice(0, 200);
   return `fetching ${url} failed: ${message}`;
 }
 

@@ -70,6 +70,11 @@ export function failRollout(ctx: ReconcileContext, r: StoredResource<'App'>, dra
   if (deployment) finish(ctx, r, deployment, 'failed', failure.message, null, null);
 }
 
+/** What a failed release's deployment and app say: the vendor's reason when it gave one. */
+export function releaseFailure(observed: AppObserved): string {
+  return observed.failure ? `release ${observed.release} failed: ${observed.failure}` : `release ${observed.release} failed to start`;
+}
+
 /** Ends the current deployment once its release has settled at the vendor. */
 export async function trackRollout(ctx: ReconcileContext, r: StoredResource<'App'>, observed: AppObserved, runtime: () => Promise<AppRuntime>): Promise<void> {
   const deployment = ctx.store.deployments.current(r.uid);
@@ -82,7 +87,7 @@ export async function trackRollout(ctx: ReconcileContext, r: StoredResource<'App
   if (observed.status !== 'running' && observed.status !== 'stopped' && observed.status !== 'failed') return;
   const tail = r.spec.build ? await buildOutputTail(await runtime(), observed.id, deployment) : null;
   if (observed.status === 'failed') {
-    finish(ctx, r, deployment, 'failed', `release ${observed.release} failed to start`, null, tail);
+    finish(ctx, r, deployment, 'failed', releaseFailure(observed), null, tail);
   } else {
     finish(ctx, r, deployment, 'succeeded', `release ${observed.release} is ${observed.status}`, observed.commit, tail);
   }

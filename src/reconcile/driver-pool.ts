@@ -9,11 +9,13 @@ import type { CloudDriver, DriverConfig, RuntimeDriver, Vendor, VendorCredential
 import { getVendor } from '../drivers/registry.js';
 import type { StoredResource } from '../model/resource.js';
 import type { SecretStore } from '../secrets/secret-store.js';
+import { environmentRefusal, LOCAL_VENDOR, localVendorRefusal, tenantMayUseHost } from '../security/host-access.js';
 import { StallError } from './errors.js';
 
 export const REASON_CREDENTIALS_MISSING = 'CredentialsMissing';
 export const REASON_CREDENTIALS_INVALID = 'CredentialsUnusable';
 export const REASON_UNKNOWN_VENDOR = 'UnknownVendor';
+export const REASON_HOST_ACCESS_DENIED = 'HostAccessDenied';
 
 interface CachedDrivers {
   /** The provider's generation and credentials the drivers were made with (a digest, never the values). */
@@ -31,6 +33,8 @@ export interface DriverPoolOptions {
   secrets: SecretStore;
   /** Where `credentialsRef.env` variables are read; default process.env. */
   env?: NodeJS.ProcessEnv;
+  /** A tenant's name by its id, so the operator's host-tenant list may name tenants. */
+  tenantName?: (tenantId: string) => string | undefined;
 }
 
 export class DriverPool {
@@ -67,6 +71,9 @@ export class DriverPool {
     } catch (error) {
       throw new StallError(REASON_UNKNOWN_VENDOR, (error as Error).message);
     }
+    if (vendor.id === LOCAL_VENDOR && !this.mayUseHost(provider.tenant)) {
+      throw new StallError(REASON_HOST_ACCESS_DENIED, `Provider/${provider.name}: ${localVendorRefusal(this.tenantLabel(provider.tenant))}`);
+    }
     const credentials = this.resolveCredentials(provider, vendor);
     const fingerprint = createHash('sha256').update(JSON.stringify([provider.generation, credentials ?? null])).digest('hex');
     const existing = this.cache.get(provider.uid);
@@ -82,6 +89,14 @@ export class DriverPool {
     const entry: CachedDrivers = { fingerprint, config, vendor };
     this.cache.set(provider.uid, entry);
     return entry;
+  }
+
+  private mayUseHost(tenantId: string): boolean {
+    return tenantMayUseHost(tenantId, this.options.tenantName?.(tenantId), this.options.env ?? process.env);
+  }
+
+  private tenantLabel(tenantId: string): string {
+    return this.options.tenantName?.(tenantId) ?? tenantId;
   }
 
   /** A failed construction must not stay cached: the next reconcile tries again. */
@@ -103,6 +118,9 @@ export class DriverPool {
 
   /** A variable holding a JSON object is the whole bundle; anything else fills the vendor's first field. */
   private credentialsFromEnv(provider: StoredResource<'Provider'>, vendor: Vendor, variable: string): VendorCredentials {
+    if (!this.mayUseHost(provider.tenant)) {
+      throw new StallError(REASON_HOST_ACCESS_DENIED, `Provider/${provider.name}: ${environmentRefusal(this.tenantLabel(provider.tenant), variable)}`);
+    }
     const value = (this.options.env ?? process.env)[variable];
     if (value === undefined || value === '') {
       throw new StallError(REASON_CREDENTIALS_MISSING, `Provider/${provider.name}: credentialsRef.env names ${variable}, which is not set in cairn's environment`);

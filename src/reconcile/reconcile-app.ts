@@ -10,7 +10,7 @@
 import type { AppDesired, AppObserved, AppRuntime } from '../drivers/contract.js';
 import { connectionString } from '../model/connection-string.js';
 import type { StoredResource } from '../model/resource.js';
-import { beginRollout, failRollout, recordRollout, rolloutDrift, trackRollout } from './app-deployments.js';
+import { beginRollout, failRollout, recordRollout, releaseFailure, rolloutDrift, trackRollout } from './app-deployments.js';
 import type { ReconcileContext, ReconcileResult } from './context.js';
 import { findDependency, REASON_WAITING_FOR_DEPENDENCY, requireReady } from './dependencies.js';
 import { storedPassword } from './database-password.js';
@@ -110,7 +110,7 @@ const appAdapter: ManagedAdapter<'App', AppDesired, AppObserved> = {
       case 'stopped':
         return { phase: observed.status, settled: true };
       case 'failed':
-        return { phase: 'failed', settled: true, failed: `release ${observed.release} failed to start` };
+        return { phase: 'failed', settled: true, failed: releaseFailure(observed) };
       default:
         return { phase: observed.status, settled: false };
     }

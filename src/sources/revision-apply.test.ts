@@ -42,6 +42,19 @@ describe('applyRevision', () => {
     expect(store.resources.find('default', { kind: 'Server', namespace: 'default', name: 'a' })?.source).toBe(owner);
   });
 
+  it("refuses a git source's Provider that would reach cairn's host, with file:line, and writes nothing", () => {
+    const local = 'apiVersion: cairn.dev/v1\nkind: Provider\nmetadata:\n  name: here\nspec:\n  vendor: local\n';
+    const fromEnv = 'apiVersion: cairn.dev/v1\nkind: Provider\nmetadata:\n  name: leak\nspec:\n  vendor: sandbox\n  credentialsRef:\n    env: CAIRN_MASTER_KEY\n';
+    const outcome = applyRevision(store, { tenant: 'default', owner, revision: 'r1', prune: true, files: [{ file: 'host.yaml', text: `${local}---\n${fromEnv}` }] });
+    expect(outcome.status).toBe('invalid');
+    const errors = (outcome as { errors: string[] }).errors;
+    expect(errors[0]).toMatch(/^host\.yaml:6:\d+: Provider\/here: a git source may not declare a Provider of the local vendor/);
+    expect(errors[1]).toMatch(/^host\.yaml:15:\d+: Provider\/leak: a git source may not read cairn's environment/);
+    expect(names()).toEqual([]);
+    // The operator's own watched directory may.
+    expect(applyRevision(store, { tenant: 'default', owner: 'dir:/srv/infra', revision: 'r1', prune: true, files: [{ file: 'host.yaml', text: local }] }).status).toBe('applied');
+  });
+
   it('rejects an invalid revision with every error (file:line) and writes nothing', () => {
     applyRevision(store, { tenant: 'default', owner, revision: 'r1', prune: true, files: [{ file: 'p.yaml', text: provider }, { file: 's.yaml', text: server('a') }] });
     const before = store.resources.revision();

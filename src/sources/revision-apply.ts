@@ -9,7 +9,9 @@ import { jsonEqual } from '../model/canonical-json.js';
 import { ConflictError } from '../model/errors.js';
 import { formatManifestError } from '../model/manifest-error.js';
 import { loadManifestSources, type ManifestSource } from '../model/manifest-loader.js';
+import type { LocatedManifest } from '../model/manifest-parser.js';
 import { displayName, resourceKey, REVISION_ANNOTATION, type AnyManifest, type AnyStoredResource } from '../model/resource.js';
+import { LOCAL_VENDOR } from '../security/host-access.js';
 import type { SourceConflict } from '../store/sources.js';
 import type { Store } from '../store/store.js';
 
@@ -44,7 +46,30 @@ function checkRevision(store: Store, input: Pick<RevisionInput, 'tenant' | 'owne
   };
   const result = loadManifestSources(input.files, { known });
   if (result.errors.length > 0) return { errors: result.errors.map(formatManifestError) };
+  const refused = input.owner.startsWith('git:') ? result.manifests.flatMap(hostAccessFromGit) : [];
+  if (refused.length > 0) return { errors: refused };
   return { manifests: result.manifests.map((m) => m.manifest) };
+}
+
+/**
+ * A git source (any member may add one) may not reach cairn's host: a Provider of the `local`
+ * vendor or one reading cairn's environment is declared through the API by an owner or admin.
+ */
+function hostAccessFromGit(located: LocatedManifest): string[] {
+  const { manifest } = located;
+  if (manifest.kind !== 'Provider') return [];
+  const at = (pointer: string): string => {
+    const position = located.locate(pointer);
+    return `${located.file}:${position.line}:${position.column}`;
+  };
+  const name = `Provider/${manifest.metadata.name}`;
+  if (manifest.spec.vendor === LOCAL_VENDOR) {
+    return [`${at('/spec/vendor')}: ${name}: a git source may not declare a Provider of the local vendor (it runs commands on cairn's host); an owner or admin declares it through the API or \`cairn apply\`, and servers here may name it`];
+  }
+  if (manifest.spec.credentialsRef?.env !== undefined) {
+    return [`${at('/spec/credentialsRef/env')}: ${name}: a git source may not read cairn's environment (credentialsRef.env); store the credentials with POST /api/v1/providers and use credentialsRef.secret`];
+  }
+  return [];
 }
 
 function withoutRevision(annotations: Record<string, string> | undefined): Record<string, string> {

@@ -16,6 +16,7 @@ import type { AnyManifest, AnyStoredResource } from '../../model/resource.js';
 import { decodeCursor, encodeCursor } from '../../store/paging.js';
 import { GROUP, GROUP_VERSION, KIND_NAMES, kindOfPlural } from '../../kubernetes/kind-names.js';
 import { allowed } from '../authentication.js';
+import { checkHostAccess } from '../host-access-check.js';
 import type { ApiDeps } from '../deps.js';
 import { asKubeObject, resourceVersionOf, toKubeObject, toManifest, type KubeObject } from '../../kubernetes/kube-object.js';
 import { applyPatch, appliedConfiguration, patchTypeOf } from './kube-patch.js';
@@ -158,6 +159,7 @@ export function kubeResourceRoutes(deps: ApiDeps, timing: WatchTiming): Router {
     if (store.resources.find(principal.tenant, { kind, namespace, name: manifest.metadata.name })) {
       throw new AlreadyExistsError(`${KIND_NAMES[kind].plural}.${GROUP} "${manifest.metadata.name}" already exists`);
     }
+    checkHostAccess(store, principal, [manifest]);
     if (isDryRun(req)) {
       res.status(201).json(toKubeObject(preview(manifest, undefined, principal.tenant)));
       return;
@@ -176,6 +178,7 @@ export function kubeResourceRoutes(deps: ApiDeps, timing: WatchTiming): Router {
     const current = find(principal.tenant, kind, namespace, name);
     const nextObject = next(toKubeObject(current));
     const manifest = manifestAt(nextObject, kind, namespace, name);
+    checkHostAccess(store, principal, [manifest]);
     const sent = resourceVersionOf(nextObject);
     // A patch preconditions only when it changed resourceVersion itself; PUT always does when it sends one.
     const precondition = preconditionFrom === 'body' || sent !== current.resourceVersion ? sent : undefined;
@@ -224,6 +227,7 @@ export function kubeResourceRoutes(deps: ApiDeps, timing: WatchTiming): Router {
         return;
       }
       const manifest = manifestAt(structuredClone(applied), kind, namespace, name);
+      checkHostAccess(store, principal, [manifest]);
       if (isDryRun(req)) {
         res.status(201).json(toKubeObject(preview(manifest, undefined, principal.tenant)));
         return;

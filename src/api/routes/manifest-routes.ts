@@ -14,6 +14,7 @@ import { validateManifest } from '../../model/schema-validator.js';
 import { planForManifests } from '../../store/plan-for-manifests.js';
 import { gitOwner } from '../../store/sources.js';
 import { allowed } from '../authentication.js';
+import { checkHostAccess } from '../host-access-check.js';
 import type { ApiDeps } from '../deps.js';
 import { queryText } from '../pagination.js';
 import { validateBody } from '../request-validation.js';
@@ -84,6 +85,7 @@ export function manifestRoutes(deps: ApiDeps): Router {
       res.json(plan);
       return;
     }
+    checkHostAccess(store, principal, manifests);
     const outcome = store.resources.apply(principal.tenant, 'api', manifests);
     deps.afterWrite();
     res.json({

@@ -7,6 +7,7 @@ import { vendors } from '../../drivers/registry.js';
 import { ValidationError } from '../../model/errors.js';
 import type { StoredResource } from '../../model/resource.js';
 import { allowed } from '../authentication.js';
+import { checkHostAccess } from '../host-access-check.js';
 import type { ApiDeps } from '../deps.js';
 import { ListCache, listKey } from '../list-cache.js';
 import { listBody, pageRequest } from '../pagination.js';
@@ -62,6 +63,7 @@ export function providerRoutes(deps: ApiDeps, catalogs: ProviderCatalogs): Route
     const body = validateBody<ProviderCreateBody>('post', '/providers', req.body);
     checkCredentials(body.credentials, vendorOf(body.vendor).credentialFields, body.vendor);
     const manifest = checkManifest(providerManifest(body));
+    checkHostAccess(store, principal, [manifest]);
     const created = store.transaction(() => {
       const made = store.resources.create(principal.tenant, 'api', manifest) as StoredResource<'Provider'>;
       store.secrets.put(principal.tenant, 'provider-credentials', credentialsName(body.name), JSON.stringify(body.credentials));
@@ -85,6 +87,7 @@ export function providerRoutes(deps: ApiDeps, catalogs: ProviderCatalogs): Route
     const body = validateBody<ProviderUpdateBody>(req.method.toLowerCase(), template, req.body);
     if (body.credentials) checkCredentials(body.credentials, vendorOf(current.spec.vendor).credentialFields, current.spec.vendor);
     const manifest = checkManifest(updatedProviderManifest(current, body, body.credentials !== undefined));
+    checkHostAccess(store, principal, [manifest]);
     const updated = store.transaction(() => {
       const changed = store.resources.modify(current.uid, 'api', () => manifest, expectedVersion(req)) as StoredResource<'Provider'>;
       if (body.credentials) {

@@ -21,6 +21,8 @@ import type { Cluster } from '../../sources/kubernetes/cluster.js';
 import { SourceSyncLoop } from '../../sources/sync-loop.js';
 import { SourceSyncer } from '../../sources/source-sync.js';
 import { DirectoryWatch } from '../../sources/directory-watch.js';
+import { currentOutboundPolicy } from '../../net/outbound-policy.js';
+import { LOCAL_VENDOR_TENANTS_SETTING } from '../../security/host-access.js';
 
 interface ServeOptions {
   apply?: string[];
@@ -34,6 +36,7 @@ interface ServeOptions {
   kubernetes?: boolean;
   kubeconfig?: string;
   namespace?: string;
+  localVendorTenants?: string;
 }
 
 const LEASE_RETRY_MS = 2_000;
@@ -64,8 +67,16 @@ export function registerServeCommand(program: Command): void {
       .option('--kubeconfig <file>', 'kubeconfig for --kubernetes (default: KUBECONFIG, ~/.kube/config, or the in-cluster service account)')
       .option('--namespace <ns>', 'with --kubernetes: watch only this namespace (the Lease lives there too)')
       .option('--apply <path...>', 'apply these manifests at start (as `cairn apply --auto-approve` would) and report their progress')
+      .option('--local-vendor-tenants <tenants>', `comma list of tenants (names or ids) that may use the local vendor, which runs their apps on this host (env ${LOCAL_VENDOR_TENANTS_SETTING}; default: default)`)
       .option('--watch <dir...>', 'apply the manifests in these directories, and again whenever they change (development; prunes what disappears)'),
   ).action(async (options: ServeOptions) => {
+    // The flag mirrors the setting: every part of cairn reads the setting.
+    if (options.localVendorTenants !== undefined) process.env[LOCAL_VENDOR_TENANTS_SETTING] = options.localVendorTenants;
+    try {
+      currentOutboundPolicy();
+    } catch (error) {
+      throw new CliError((error as Error).message);
+    }
     const port = Number(options.port ?? process.env.PORT ?? 8080);
     if (!Number.isInteger(port) || port < 0 || port > 65535) throw new CliError(`--port must be a port number (0-65535), got "${options.port}"`);
     if ((options.kubeconfig !== undefined || options.namespace !== undefined) && options.kubernetes !== true) {

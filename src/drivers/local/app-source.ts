@@ -1,13 +1,15 @@
 /**
  * @module What a release of an app runs: its source fetched into the release directory (git at
  * a ref), a directory of this host run where it is (a path, resolved from cairn's working
- * directory), or an image run by docker or podman. Sources this host cannot serve are refused with what is missing.
+ * directory, and only inside the directories the operator allows: CAIRN_LOCAL_SOURCE_DIRS), or
+ * an image run by docker or podman. Sources this host cannot serve are refused with what is missing.
  */
 import { execFile } from 'node:child_process';
 import { existsSync, statSync } from 'node:fs';
 import { delimiter, join, resolve } from 'node:path';
 import type { AppDesired } from '../contract.js';
 import { UnsupportedError, VendorRejectedError } from '../errors.js';
+import { allowedSourcePath } from '../../security/host-access.js';
 import { checkOutGit } from './git-checkout.js';
 
 export interface FetchedSource {
@@ -41,6 +43,13 @@ export async function containerEngine(appName: string): Promise<string> {
   );
 }
 
+/** The directory a path source names, if the operator allows apps to run from it. */
+function sourceDirectory(appName: string, sourcePath: string): string {
+  const allowed = allowedSourcePath(sourcePath);
+  if ('refusal' in allowed) throw new VendorRejectedError(`App/${appName}: ${allowed.refusal}`, { field: 'source' });
+  return allowed.path;
+}
+
 /** Refuses at once what can never work here (a missing path, no container engine). */
 export async function checkSource(desired: AppDesired): Promise<void> {
   const { source } = desired;
@@ -49,7 +58,7 @@ export async function checkSource(desired: AppDesired): Promise<void> {
     return;
   }
   if (source.path !== undefined) {
-    const path = resolve(source.path);
+    const path = sourceDirectory(desired.name, source.path);
     if (!existsSync(path) || !statSync(path).isDirectory()) {
       throw new VendorRejectedError(`App/${desired.name}: spec.source.path ${path} is not a directory on this host`, { field: 'source' });
     }
@@ -59,7 +68,7 @@ export async function checkSource(desired: AppDesired): Promise<void> {
   }
 }
 
-/** Fetches a git or path source into `dir`. */
+/** Fetches a git source into `dir`; a path source runs where it is. */
 export async function fetchSource(desired: AppDesired, dir: string): Promise<FetchedSource> {
   const { source } = desired;
   if (source.git) {
@@ -68,7 +77,7 @@ export async function fetchSource(desired: AppDesired, dir: string): Promise<Fet
   }
   if (source.path !== undefined) {
     // A path source runs where it is, like a developer's checkout: its build and its modules stay there.
-    return { cwd: resolve(source.path), commit: null };
+    return { cwd: sourceDirectory(desired.name, source.path), commit: null };
   }
   return { cwd: dir, commit: null };
 }

@@ -7,7 +7,7 @@
  * restart of cairn the app reports no release digest, and the reconciler deploys it again.
  */
 import { createHash } from 'node:crypto';
-import { mkdirSync } from 'node:fs';
+import { chownSync, mkdirSync } from 'node:fs';
 import { readdir, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { canonicalJson } from '../../model/canonical-json.js';
@@ -16,6 +16,8 @@ import { VendorRejectedError } from '../errors.js';
 import { AppLog } from './app-log.js';
 import { checkSource, containerEngine, fetchSource } from './app-source.js';
 import { freePort } from './free-port.js';
+import { appOsUser, chownTree, makeTraversable } from './os-user.js';
+import type { OsUser } from './run-program.js';
 import { ownershipEnv, reapOrphanedApps } from './orphaned-apps.js';
 import { waitHealthy } from './health-check.js';
 import type { LocalHost, Workloads } from './local-host.js';
@@ -58,6 +60,8 @@ interface LiveApp {
   endpoint: StableEndpoint | undefined;
   /** Stopped with its server (started again with it). */
   parked: boolean;
+  /** Why the latest release failed, while the app is failed. */
+  failure?: string;
 }
 
 export class LocalApps implements AppRuntime, Workloads {
@@ -93,6 +97,7 @@ export class LocalApps implements AppRuntime, Workloads {
     return {
       id: record.id, name: record.name, clientToken: record.clientToken, serverId: record.serverId, status: app.status,
       url: `http://127.0.0.1:${app.endpoint?.port ?? record.proxyPort}`, releaseDigest: app.releaseDigest, release: record.release, commit: app.commit,
+      ...(app.status === 'failed' && app.failure !== undefined ? { failure: app.failure } : {}),
     };
   }
 
@@ -144,6 +149,7 @@ export class LocalApps implements AppRuntime, Workloads {
       return r.release;
     });
     app.status = 'deploying';
+    app.failure = undefined;
     app.releaseDigest = releaseDigestOf(desired);
     app.rollingOut = release;
     app.parked = false;
@@ -162,12 +168,19 @@ export class LocalApps implements AppRuntime, Workloads {
       app.log.write('system', `${label}: fetching ${what}`);
       await rm(dir, { recursive: true, force: true });
       mkdirSync(dir, { recursive: true, mode: 0o700 });
+      const runAs = appOsUser();
       const fetched = await fetchSource(desired, dir);
       if (fetched.commit) app.log.write('system', `${label}: commit ${fetched.commit}`);
-      const env = this.environment(desired);
+      const env = this.environment(desired, runAs && this.homeFor(appId, runAs));
+      if (runAs) {
+        // The release directory becomes the app's; a path source is only made reachable (it must be readable by others).
+        chownTree(dir, runAs);
+        makeTraversable(fetched.cwd, runAs);
+        app.log.write('system', `${label}: runs as OS user ${runAs.name}`);
+      }
       if (desired.build !== null && desired.source.image === undefined) {
         app.log.write('system', `${label}: building: ${desired.build}`);
-        await this.build(desired.build, fetched.cwd, env, app.log);
+        await this.build(desired.build, fetched.cwd, env, app.log, runAs);
       }
       if (!current()) return;
       if (desired.state === 'stopped') {
@@ -178,7 +191,9 @@ export class LocalApps implements AppRuntime, Workloads {
         return;
       }
       const port = await freePort();
-      candidate = new SupervisedProcess(await this.processSpec(desired, fetched.cwd, env, port), app.log, label);
+      // An image runs in its container engine's isolation; the engine's client runs as cairn (it needs the engine's socket).
+      const asUser = runAs && desired.source.image === undefined ? { runAs } : {};
+      candidate = new SupervisedProcess({ ...(await this.processSpec(desired, fetched.cwd, env, port)), ...asUser }, app.log, label);
       candidate.start();
       const checked = candidate;
       await waitHealthy({ port, path: desired.healthCheckPath, timeoutMs: healthTimeoutMs(), exited: () => checked.exited });
@@ -199,17 +214,28 @@ export class LocalApps implements AppRuntime, Workloads {
       await candidate?.stop();
       const message = error instanceof Error ? error.message : String(error);
       app.log.write('system', `${label} failed: ${message}${app.serving ? `; release ${app.serving.release} keeps serving` : ''}`);
-      if (current()) app.status = 'failed';
+      if (current()) {
+        app.status = 'failed';
+        app.failure = message;
+      }
     }
   }
 
-  private environment(desired: AppDesired): NodeJS.ProcessEnv {
+  private environment(desired: AppDesired, home: string | undefined): NodeJS.ProcessEnv {
     const inherited = Object.fromEntries(INHERITED_ENV.flatMap((name) => (process.env[name] === undefined ? [] : [[name, process.env[name]]])));
-    return { ...inherited, ...desired.env, ...ownershipEnv(this.host.root) };
+    return { ...inherited, ...(home === undefined ? {} : { HOME: home }), ...desired.env, ...ownershipEnv(this.host.root) };
   }
 
-  private async build(command: string, cwd: string, env: NodeJS.ProcessEnv, log: AppLog): Promise<void> {
-    const builder = new SupervisedProcess({ argv: ['/bin/sh', '-c', command], cwd, env }, log, 'build');
+  /** A home directory of the app's own, for an app that runs as another user than cairn. */
+  private homeFor(appId: string, runAs: OsUser): string {
+    const home = join(this.host.appDir(appId), 'home');
+    mkdirSync(home, { recursive: true, mode: 0o700 });
+    chownSync(home, runAs.uid, runAs.gid);
+    return home;
+  }
+
+  private async build(command: string, cwd: string, env: NodeJS.ProcessEnv, log: AppLog, runAs: OsUser | undefined): Promise<void> {
+    const builder = new SupervisedProcess({ argv: ['/bin/sh', '-c', command], cwd, env, ...(runAs ? { runAs } : {}) }, log, 'build');
     builder.start();
     const deadline = Date.now() + BUILD_TIMEOUT_MS;
     while (builder.exited === null) {
@@ -229,7 +255,7 @@ export class LocalApps implements AppRuntime, Workloads {
     const inner = desired.port ?? port;
     const envArgs = Object.entries({ ...desired.env, PORT: String(inner) }).flatMap(([k, v]) => ['-e', `${k}=${v}`]);
     const command = desired.command === null ? [] : ['/bin/sh', '-c', desired.command];
-    return { argv: [engine, 'run', '--rm', '-p', `127.0.0.1:${port}:${inner}`, ...envArgs, desired.source.image, ...command], cwd, env: withPort };
+    return { argv: [engine, 'run', '--rm', '--security-opt=no-new-privileges', '-p', `127.0.0.1:${port}:${inner}`, ...envArgs, desired.source.image, ...command], cwd, env: withPort };
   }
 
   private async pruneReleases(appId: string, keepFrom: number): Promise<void> {

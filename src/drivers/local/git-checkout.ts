@@ -1,8 +1,8 @@
 /**
  * @module An app's git source at a ref, written into a release directory with isomorphic-git
  * (no git binary needed): an http(s) URL has the ref (branch, tag or commit id) fetched into a
- * scratch bare repository, a repository on this host (a path or file:// URL) is read in place
- * without being touched; either way the ref's tree is written out and its commit recorded.
+ * scratch bare repository (through the outbound guard), a repository on this host (a path or
+ * file:// URL, inside CAIRN_LOCAL_SOURCE_DIRS) is read in place without being touched; either way the ref's tree is written out and its commit recorded.
  */
 import * as fs from 'node:fs';
 import { chmod, mkdir, mkdtemp, rm, symlink, writeFile } from 'node:fs/promises';
@@ -10,6 +10,7 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { fetchRef } from '../../git/fetch-ref.js';
 import { loadGit } from '../../git/isomorphic-git.js';
+import { allowedSourcePath } from '../../security/host-access.js';
 
 export interface GitSource {
   url: string;
@@ -19,7 +20,10 @@ export interface GitSource {
 /** The repository's git dir when `url` names one on this host; undefined for a remote URL. */
 function localGitDir(url: string): string | undefined {
   if (/^https?:\/\//.test(url)) return undefined;
-  const path = url.startsWith('file://') ? fileURLToPath(url) : url;
+  const given = url.startsWith('file://') ? fileURLToPath(url) : url;
+  const allowed = allowedSourcePath(given);
+  if ('refusal' in allowed) throw new Error(allowed.refusal.replace('spec.source.path', 'the git repository'));
+  const { path } = allowed;
   if (fs.existsSync(join(path, '.git'))) return join(path, '.git');
   if (fs.existsSync(join(path, 'HEAD')) && fs.existsSync(join(path, 'objects'))) return path;
   throw new Error(`${url} is not a git repository (no .git in it, and not a bare repository)`);
@@ -43,7 +47,14 @@ async function writeTree(gitdir: string, oid: string, dir: string): Promise<void
   const { git } = await loadGit();
   await mkdir(dir, { recursive: true });
   const { tree } = await git.readTree({ fs, gitdir, oid });
+  const seen = new Set<string>();
   for (const entry of tree) {
+    // A crafted tree could name `..`, hold a path, or name one entry twice (a symbolic link, then
+    // a directory of that name to write through it): none is written, the checkout fails.
+    if (entry.path === '' || entry.path === '.' || entry.path === '..' || /[/\\\0]/.test(entry.path) || seen.has(entry.path)) {
+      throw new Error(`the repository's tree ${oid} has an entry named ${JSON.stringify(entry.path)} that cannot be checked out safely`);
+    }
+    seen.add(entry.path);
     const target = join(dir, entry.path);
     if (entry.type === 'tree') await writeTree(gitdir, entry.oid, target);
     else if (entry.type === 'blob') {

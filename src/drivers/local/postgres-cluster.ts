@@ -4,40 +4,19 @@
  * (password logins, scram-sha-256) and on a Unix socket in a directory only its OS user and
  * root can reach (trusted: that is how cairn itself administers it).
  */
-import { chmodSync, chownSync, existsSync, mkdirSync, readFileSync, rmSync, statSync, appendFileSync } from 'node:fs';
+import { chownSync, mkdirSync, readFileSync, rmSync, appendFileSync } from 'node:fs';
 import { createHash } from 'node:crypto';
 import { tmpdir } from 'node:os';
-import { dirname, join, resolve } from 'node:path';
+import { join, resolve } from 'node:path';
 import type pg from 'pg';
 import { UnsupportedError } from '../errors.js';
+import { makeTraversable } from './os-user.js';
 import type { PostgresInstallation } from './postgres-installations.js';
 import { runProgram, type OsUser } from './run-program.js';
 
 /** The superuser initdb makes; reachable only through the cluster's socket. */
 export const SUPERUSER = 'postgres';
 const MAX_SOCKET_PATH = 100;
-
-/** Lets `user` walk down to `dir`: adds o+x to ancestors cairn's user owns, refuses others. */
-function makeTraversable(dir: string, user: OsUser): void {
-  const me = process.getuid?.() ?? -1;
-  let current = resolve(dir);
-  const chain: string[] = [];
-  while (true) {
-    chain.unshift(current);
-    const parent = dirname(current);
-    if (parent === current) break;
-    current = parent;
-  }
-  for (const path of chain) {
-    if (!existsSync(path)) continue;
-    const stat = statSync(path);
-    if (stat.uid === user.uid || (stat.mode & 0o001) !== 0) continue;
-    if (stat.uid !== me) {
-      throw new UnsupportedError(`the PostgreSQL user "${user.name}" cannot reach ${dir}: ${path} is not searchable by others; use a data dir it can reach`);
-    }
-    chmodSync(path, stat.mode | 0o001);
-  }
-}
 
 /** Where the socket of the cluster in `clusterDir` goes when its own dir's path is too long for one. */
 export function fallbackSocketDir(clusterDir: string): string {

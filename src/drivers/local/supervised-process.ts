@@ -7,6 +7,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { createInterface } from 'node:readline';
 import type { AppLog } from './app-log.js';
+import type { OsUser } from './run-program.js';
 
 const FIRST_DELAY_MS = 500;
 const MAX_DELAY_MS = 30_000;
@@ -18,6 +19,8 @@ export interface ProcessSpec {
   argv: [string, ...string[]];
   cwd: string;
   env: NodeJS.ProcessEnv;
+  /** The OS user it runs as (cairn's own when undefined). */
+  runAs?: OsUser;
 }
 
 export class SupervisedProcess {
@@ -46,7 +49,11 @@ export class SupervisedProcess {
     this.exit = null;
     this.startedAt = Date.now();
     const [file, ...args] = this.spec.argv;
-    const child = spawn(file, args, { cwd: this.spec.cwd, env: this.spec.env, detached: true, stdio: ['ignore', 'pipe', 'pipe'] });
+    const { runAs } = this.spec;
+    const child = spawn(file, args, {
+      cwd: this.spec.cwd, env: this.spec.env, detached: true, stdio: ['ignore', 'pipe', 'pipe'],
+      ...(runAs ? { uid: runAs.uid, gid: runAs.gid } : {}),
+    });
     this.child = child;
     createInterface({ input: child.stdout }).on('line', (line) => this.log.write('stdout', line));
     createInterface({ input: child.stderr }).on('line', (line) => this.log.write('stderr', line));

@@ -97,7 +97,8 @@ export class SandboxCloudDriver implements CloudDriver {
       if (status !== 'active') return { ok: false, message: `sandbox: the account at ${this.describeEndpoint} is ${status}, not active` };
       return { ok: true, message: `sandbox: account active at ${this.describeEndpoint} (a simulated cloud)` };
     } catch (error) {
-      if (error instanceof VendorAuthError) return { ok: false, message: error.message };
+      // Refused credentials, or an endpoint cairn will not call (the outbound guard): the provider is invalid.
+      if (error instanceof VendorAuthError || error instanceof VendorRejectedError) return { ok: false, message: error.message };
       throw error;
     }
   }

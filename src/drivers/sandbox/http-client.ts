@@ -3,8 +3,11 @@
  * per-request timeout, and one mapping from what went wrong to cairn's vendor errors —
  * 429 → VendorUnavailableError with retryAfterMs; 5xx, network errors and timeouts →
  * VendorUnavailableError; 401/403 → VendorAuthError; other 4xx → VendorRejectedError with the
- * vendor's message and the field it named. Every message says what was being done.
+ * vendor's message and the field it named. Every message says what was being done. A URL a
+ * tenant gave goes through the outbound guard (a refusal is a VendorRejectedError on
+ * `endpoint`); an answer's body is summarised, never echoed at length.
  */
+import { guardedFetch, outboundRefusal } from '../../net/guarded-fetch.js';
 import { VendorAuthError, VendorRejectedError, VendorUnavailableError } from '../errors.js';
 
 export interface SandboxHttpClientOptions {
@@ -14,6 +17,8 @@ export interface SandboxHttpClientOptions {
   requestTimeoutMs: number;
   /** Prefix of every error message (default `sandbox`). */
   label?: string;
+  /** The base URL is cairn's own (the in-process sandbox), not a tenant's: no outbound guard. */
+  trusted?: boolean;
 }
 
 export interface HttpCall {
@@ -50,13 +55,20 @@ function describeCause(error: unknown): string {
   return error.message;
 }
 
+/** A vendor's text, one line and at most 200 characters: what it says is quoted, never relayed whole. */
+function summarise(text: string): string {
+  const line = [...text].map((c) => (c < ' ' || c === '\u007f' ? ' ' : c)).join('').replace(/ +/g, ' ').trim();
+  return line.length > 200 ? `${line.slice(0, 200)}…` : line;
+}
+
+/** The vendor's structured error message and field; a body that is not one is described, not echoed. */
 function vendorMessage(body: unknown, fallback: string): { message: string; field?: string } {
   if (typeof body === 'object' && body !== null) {
     const record = body as Record<string, unknown>;
-    const message = typeof record['message'] === 'string' ? record['message'] : fallback;
-    return typeof record['field'] === 'string' ? { message, field: record['field'] } : { message };
+    const message = typeof record['message'] === 'string' ? summarise(record['message']) : fallback;
+    return typeof record['field'] === 'string' ? { message, field: summarise(record['field']) } : { message };
   }
-  return { message: typeof body === 'string' && body !== '' ? body.slice(0, 300) : fallback };
+  return { message: typeof body === 'string' && body !== '' ? `${fallback} (an answer of ${body.length} characters that is not the vendor's JSON)` : fallback };
 }
 
 export class SandboxHttpClient {
@@ -75,7 +87,8 @@ export class SandboxHttpClient {
     let response: Response;
     let text: string;
     try {
-      response = await fetch(url, {
+      const send = this.options.trusted ? fetch : (guardedFetch as unknown as typeof fetch);
+      response = await send(url, {
         method: call.method,
         headers: {
           authorization: `Bearer ${this.options.token}`,
@@ -87,6 +100,8 @@ export class SandboxHttpClient {
       });
       text = await response.text();
     } catch (error) {
+      const refused = outboundRefusal(error);
+      if (refused) throw new VendorRejectedError(`${where}: ${refused.message}`, { field: 'endpoint', cause: error });
       if (error instanceof Error && (error.name === 'TimeoutError' || error.name === 'AbortError')) {
         throw new VendorUnavailableError(`${where}: no answer from ${this.baseUrl} within ${this.options.requestTimeoutMs} ms`, { cause: error });
       }
@@ -105,7 +120,7 @@ export class SandboxHttpClient {
       return JSON.parse(text) as unknown;
     } catch (error) {
       if (status >= 200 && status < 300) {
-        throw new VendorUnavailableError(`${where}: ${status} answer is not JSON: ${text.slice(0, 200)}`, { status, cause: error });
+        throw new VendorUnavailableError(`${where}: the ${status} answer is not JSON (${text.length} characters); is this the vendor's API?`, { status, cause: error });
       }
       return text;
     }

@@ -68,7 +68,7 @@ async function connect(config: DriverConfig): Promise<Connection> {
     return { client, describe: baseUrl, release: () => Promise.resolve() };
   }
   const lease = await acquireInProcessCloud(config.dataDir, inProcessOptions(process.env));
-  const client = new SandboxHttpClient({ baseUrl: lease.url, token, requestTimeoutMs: config.requestTimeoutMs });
+  const client = new SandboxHttpClient({ baseUrl: lease.url, token, requestTimeoutMs: config.requestTimeoutMs, trusted: true });
   return { client, describe: `${lease.url} (in-process, data dir ${config.dataDir})`, release: lease.release };
 }
 
