@@ -13,6 +13,8 @@ import type { AnyManifest } from '../src/model/resource.js';
 import { DEFAULT_TENANT } from '../src/model/resource.js';
 import { Controller } from '../src/reconcile/controller.js';
 import { isReadyAt } from '../src/reconcile/status-draft.js';
+import { generateMasterKey } from '../src/secrets/master-key.js';
+import { keyringDataKeys } from '../src/secrets/sealed-stream.js';
 import { Store } from '../src/store/store.js';
 import type { Benchmark } from './support/benchmark.js';
 import { seconds } from './support/figures.js';
@@ -78,7 +80,7 @@ async function reconcileFigures(root: string, version: string, progress: (line: 
   } finally {
     await controller.stop();
     // Leave nothing running: delete what was made through the drivers themselves.
-    const runtime = await localVendor.createRuntimeDriver({ providerName: 'host', spec: { vendor: 'local' }, credentials: undefined, dataDir, requestTimeoutMs: 10_000 });
+    const runtime = await localVendor.createRuntimeDriver({ providerName: 'host', spec: { vendor: 'local' }, credentials: undefined, dataDir, requestTimeoutMs: 10_000, dataKeys: store.secrets });
     for (const r of store.resources.list({ tenant: DEFAULT_TENANT, kind: 'Database' })) if (r.status.externalId) await runtime.databases.delete(r.status.externalId);
     await runtime.close();
     store.close();
@@ -87,7 +89,8 @@ async function reconcileFigures(root: string, version: string, progress: (line: 
 
 async function throughputFigures(root: string, version: string, progress: (line: string) => void): Promise<Pick<LocalResult, 'databaseBytes' | 'dumpBytes' | 'backupMs' | 'restoreMs'>> {
   const dataDir = join(root, 'throughput');
-  const config = { providerName: 'host', spec: { vendor: 'local' }, credentials: undefined, dataDir, requestTimeoutMs: 10_000 };
+  const master = generateMasterKey();
+  const config = { providerName: 'host', spec: { vendor: 'local' }, credentials: undefined, dataDir, requestTimeoutMs: 10_000, dataKeys: keyringDataKeys({ active: master, keys: [master] }) };
   const cloud = await localVendor.createCloudDriver(config);
   const runtime = await localVendor.createRuntimeDriver(config);
   let databaseId: string | undefined;

@@ -38,7 +38,7 @@ export async function buildApi(
   }
   if (key.warning) console.log(`warning: ${key.warning}`);
   const auth = await AuthService.open(store, {});
-  const drivers = new DriverPool({ dataDir, requestTimeoutMs: controllerOptions.requestTimeoutMs ?? 10_000, secrets: store.secrets });
+  const drivers = new DriverPool({ dataDir, requestTimeoutMs: controllerOptions.requestTimeoutMs ?? 10_000, secrets: store.secrets, dataKeys: store.secrets });
   const express = createApiApp({
     store, auth, drivers, logger, metrics,
     readiness: hooks.readiness,

@@ -68,7 +68,7 @@ export class Controller {
   private running = false;
 
   constructor(private readonly store: Store, private readonly options: ControllerOptions) {
-    this.drivers = new DriverPool({ dataDir: options.dataDir, requestTimeoutMs: options.requestTimeoutMs ?? 10_000, secrets: store.secrets });
+    this.drivers = new DriverPool({ dataDir: options.dataDir, requestTimeoutMs: options.requestTimeoutMs ?? 10_000, secrets: store.secrets, dataKeys: store.secrets });
     this.perKind = new KeyedSemaphores(() => options.perKind ?? 64);
     this.perProvider = new KeyedSemaphores(() => options.perProvider ?? 32);
     const resync = options.resyncMs ?? {};

@@ -8,6 +8,7 @@ import { createHash } from 'node:crypto';
 import type { CloudDriver, DriverConfig, RuntimeDriver, Vendor, VendorCredentials } from '../drivers/contract.js';
 import { getVendor } from '../drivers/registry.js';
 import type { StoredResource } from '../model/resource.js';
+import type { DataKeyWrapper } from '../secrets/sealed-stream.js';
 import type { SecretStore } from '../secrets/secret-store.js';
 import { StallError } from './errors.js';
 
@@ -29,6 +30,8 @@ export interface DriverPoolOptions {
   requestTimeoutMs: number;
   /** Where `credentialsRef.secret` bundles are read (purpose `provider-credentials`). */
   secrets: SecretStore;
+  /** Wraps the data keys of what drivers seal at rest (the store's secrets, which hold the master key). */
+  dataKeys: DataKeyWrapper;
   /** Where `credentialsRef.env` variables are read; default process.env. */
   env?: NodeJS.ProcessEnv;
 }
@@ -78,6 +81,7 @@ export class DriverPool {
       credentials,
       dataDir: this.options.dataDir,
       requestTimeoutMs: this.options.requestTimeoutMs,
+      dataKeys: this.options.dataKeys,
     };
     const entry: CachedDrivers = { fingerprint, config, vendor };
     this.cache.set(provider.uid, entry);

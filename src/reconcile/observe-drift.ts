@@ -27,7 +27,7 @@ function changesOf(ctx: ReconcileContext, r: AnyStoredResource): Promise<string[
 
 /** The drift of each resource that has any (in the order given). */
 export async function observeDrift(store: Store, dataDir: string, resources: readonly AnyStoredResource[], options: { requestTimeoutMs?: number } = {}): Promise<DriftItem[]> {
-  const drivers = new DriverPool({ dataDir, requestTimeoutMs: options.requestTimeoutMs ?? 10_000, secrets: store.secrets });
+  const drivers = new DriverPool({ dataDir, requestTimeoutMs: options.requestTimeoutMs ?? 10_000, secrets: store.secrets, dataKeys: store.secrets });
   const ctx: ReconcileContext = {
     store, drivers, pollMs: 1_000, now: () => new Date(), resyncMs: () => 600_000,
     record: () => undefined, wake: () => undefined, wakeWaiting: () => undefined,

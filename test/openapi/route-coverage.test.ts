@@ -43,7 +43,7 @@ beforeAll(async () => {
   store = Store.open(dir, { env: { CAIRN_MASTER_KEY: randomBytes(32).toString('base64') } });
   const auth = await AuthService.open(store, {});
   app = createApiApp({
-    store, auth, drivers: new DriverPool({ dataDir: dir, requestTimeoutMs: 1_000, secrets: store.secrets }),
+    store, auth, drivers: new DriverPool({ dataDir: dir, requestTimeoutMs: 1_000, secrets: store.secrets, dataKeys: store.secrets }),
     logger: createLogger({ level: 'silent' }), metrics: createMetricsRegistry(),
     readiness: { storeWritable: () => true, reconciling: () => true }, afterWrite: () => undefined,
   });

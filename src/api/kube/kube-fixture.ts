@@ -38,7 +38,7 @@ export async function openKubeFixture(options: { tombstonesKept?: number } = {})
   const dir = mkdtempSync(join(tmpdir(), 'cairn-kube-'));
   const store = Store.open(dir, { env: { CAIRN_MASTER_KEY: randomBytes(32).toString('base64') }, ...(options.tombstonesKept !== undefined ? { tombstonesKept: options.tombstonesKept } : {}) });
   const auth = await AuthService.open(store, {});
-  const drivers = new DriverPool({ dataDir: dir, requestTimeoutMs: 1_000, secrets: store.secrets });
+  const drivers = new DriverPool({ dataDir: dir, requestTimeoutMs: 1_000, secrets: store.secrets, dataKeys: store.secrets });
   const app = createApiApp({
     store, auth, drivers, logger: createLogger({ level: 'silent' }), metrics: createMetricsRegistry(),
     readiness: { storeWritable: () => true, reconciling: () => true }, afterWrite: () => undefined,

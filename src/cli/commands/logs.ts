@@ -56,7 +56,7 @@ export function registerLogsCommand(program: Command): void {
     const since = parseSince(options.since);
     const dataDir = resolveDataDir(options.dataDir);
     const store = Store.open(dataDir);
-    const pool = new DriverPool({ dataDir, requestTimeoutMs: 10_000, secrets: store.secrets });
+    const pool = new DriverPool({ dataDir, requestTimeoutMs: 10_000, secrets: store.secrets, dataKeys: store.secrets });
     let interrupted = false;
     const interrupt = (): void => {
       interrupted = true;
