@@ -163,8 +163,8 @@ function format(r: LocalResult): string[] {
     `  apply → Ready, one database (initdb, start, role):   ${seconds(r.databaseReadyMs)}`,
     `  apply → Ready, one app (start, health check, switch): ${seconds(r.appReadyMs)}`,
     `  deploy with a health check (changed spec → succeeded): ${seconds(r.deployMs)}`,
-    `  backup of ${(r.databaseBytes / 1e6).toFixed(0)} MB (pg_dump -Fc, SHA-256): ${seconds(r.backupMs)}, ${rate(r.databaseBytes, r.backupMs)}; dump ${(r.dumpBytes / 1e6).toFixed(0)} MB`,
-    `  restore (checksum check, pg_restore --single-transaction): ${seconds(r.restoreMs)}, ${rate(r.databaseBytes, r.restoreMs)}`,
+    `  backup of ${(r.databaseBytes / 1e6).toFixed(0)} MB (pg_dump -Fc, SHA-256, sealed): ${seconds(r.backupMs)}, ${rate(r.databaseBytes, r.backupMs)}; dump ${(r.dumpBytes / 1e6).toFixed(0)} MB`,
+    `  restore (verify pass, then unseal + checksum into pg_restore --single-transaction): ${seconds(r.restoreMs)}, ${rate(r.databaseBytes, r.restoreMs)}`,
   ];
 }
 

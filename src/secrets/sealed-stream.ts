@@ -130,12 +130,25 @@ class ByteQueue {
     this.parts.push(bytes);
     this.length += bytes.length;
   }
+  /** The first `n` queued bytes (n ≤ length), copied only when they span several writes. */
   take(n: number): Buffer {
-    const joined = this.parts.length === 1 ? this.parts[0]! : Buffer.concat(this.parts, this.length);
-    const taken = joined.subarray(0, n);
-    const rest = joined.subarray(n);
-    this.parts = rest.length > 0 ? [rest] : [];
-    this.length = rest.length;
+    this.length -= n;
+    const first = this.parts[0];
+    if (first && first.length >= n) {
+      if (first.length === n) this.parts.shift();
+      else this.parts[0] = first.subarray(n);
+      return first.subarray(0, n);
+    }
+    const taken = Buffer.allocUnsafe(n);
+    let filled = 0;
+    while (filled < n) {
+      const part = this.parts[0]!;
+      const used = Math.min(part.length, n - filled);
+      part.copy(taken, filled, 0, used);
+      filled += used;
+      if (used === part.length) this.parts.shift();
+      else this.parts[0] = part.subarray(used);
+    }
     return taken;
   }
 }
