@@ -7,6 +7,7 @@ import { gitopsBenchmark } from './gitops.bench.js';
 import { kubectlBenchmark } from './kubectl.bench.js';
 import { localBenchmark } from './local.bench.js';
 import { planBenchmark } from './plan.bench.js';
+import { sealBenchmark } from './seal.bench.js';
 import type { Benchmark } from './support/benchmark.js';
 
-export const BENCHMARKS: ReadonlyArray<Benchmark<unknown>> = [planBenchmark, applyBenchmark, apiBenchmark, gitopsBenchmark, kubectlBenchmark, localBenchmark];
+export const BENCHMARKS: ReadonlyArray<Benchmark<unknown>> = [planBenchmark, applyBenchmark, apiBenchmark, gitopsBenchmark, kubectlBenchmark, localBenchmark, sealBenchmark];

@@ -13,6 +13,8 @@ import type { AnyManifest } from '../src/model/resource.js';
 import { DEFAULT_TENANT } from '../src/model/resource.js';
 import { Controller } from '../src/reconcile/controller.js';
 import { isReadyAt } from '../src/reconcile/status-draft.js';
+import { generateMasterKey } from '../src/secrets/master-key.js';
+import { keyringDataKeys } from '../src/secrets/sealed-stream.js';
 import { Store } from '../src/store/store.js';
 import type { Benchmark } from './support/benchmark.js';
 import { seconds } from './support/figures.js';
@@ -78,7 +80,7 @@ async function reconcileFigures(root: string, version: string, progress: (line: 
   } finally {
     await controller.stop();
     // Leave nothing running: delete what was made through the drivers themselves.
-    const runtime = await localVendor.createRuntimeDriver({ providerName: 'host', spec: { vendor: 'local' }, credentials: undefined, dataDir, requestTimeoutMs: 10_000 });
+    const runtime = await localVendor.createRuntimeDriver({ providerName: 'host', spec: { vendor: 'local' }, credentials: undefined, dataDir, requestTimeoutMs: 10_000, dataKeys: store.secrets });
     for (const r of store.resources.list({ tenant: DEFAULT_TENANT, kind: 'Database' })) if (r.status.externalId) await runtime.databases.delete(r.status.externalId);
     await runtime.close();
     store.close();
@@ -87,7 +89,8 @@ async function reconcileFigures(root: string, version: string, progress: (line: 
 
 async function throughputFigures(root: string, version: string, progress: (line: string) => void): Promise<Pick<LocalResult, 'databaseBytes' | 'dumpBytes' | 'backupMs' | 'restoreMs'>> {
   const dataDir = join(root, 'throughput');
-  const config = { providerName: 'host', spec: { vendor: 'local' }, credentials: undefined, dataDir, requestTimeoutMs: 10_000 };
+  const master = generateMasterKey();
+  const config = { providerName: 'host', spec: { vendor: 'local' }, credentials: undefined, dataDir, requestTimeoutMs: 10_000, dataKeys: keyringDataKeys({ active: master, keys: [master] }) };
   const cloud = await localVendor.createCloudDriver(config);
   const runtime = await localVendor.createRuntimeDriver(config);
   let databaseId: string | undefined;
@@ -160,8 +163,8 @@ function format(r: LocalResult): string[] {
     `  apply → Ready, one database (initdb, start, role):   ${seconds(r.databaseReadyMs)}`,
     `  apply → Ready, one app (start, health check, switch): ${seconds(r.appReadyMs)}`,
     `  deploy with a health check (changed spec → succeeded): ${seconds(r.deployMs)}`,
-    `  backup of ${(r.databaseBytes / 1e6).toFixed(0)} MB (pg_dump -Fc, SHA-256): ${seconds(r.backupMs)}, ${rate(r.databaseBytes, r.backupMs)}; dump ${(r.dumpBytes / 1e6).toFixed(0)} MB`,
-    `  restore (checksum check, pg_restore --single-transaction): ${seconds(r.restoreMs)}, ${rate(r.databaseBytes, r.restoreMs)}`,
+    `  backup of ${(r.databaseBytes / 1e6).toFixed(0)} MB (pg_dump -Fc, SHA-256, sealed): ${seconds(r.backupMs)}, ${rate(r.databaseBytes, r.backupMs)}; dump ${(r.dumpBytes / 1e6).toFixed(0)} MB`,
+    `  restore (verify pass, then unseal + checksum into pg_restore --single-transaction): ${seconds(r.restoreMs)}, ${rate(r.databaseBytes, r.restoreMs)}`,
   ];
 }
 

@@ -11,7 +11,7 @@ import { createReconcileMetrics, type ReconcileMetrics } from '../api/reconcile-
 import { AuthService } from '../auth/auth-service.js';
 import { createLogger, logLevelFromEnv } from '../logging/logger.js';
 import type { Controller, ControllerOptions } from '../reconcile/controller.js';
-import { DriverPool } from '../reconcile/driver-pool.js';
+import { type DriverPool, driverPoolFor } from '../reconcile/driver-pool.js';
 import type { Store } from '../store/store.js';
 
 export interface ServedApi {
@@ -38,7 +38,7 @@ export async function buildApi(
   }
   if (key.warning) console.log(`warning: ${key.warning}`);
   const auth = await AuthService.open(store, {});
-  const drivers = new DriverPool({ dataDir, requestTimeoutMs: controllerOptions.requestTimeoutMs ?? 10_000, secrets: store.secrets, tenantName: (id) => store.tenants.get(id)?.name });
+  const drivers = driverPoolFor(store, dataDir, controllerOptions.requestTimeoutMs ?? 10_000);
   const express = createApiApp({
     store, auth, drivers, logger, metrics,
     readiness: hooks.readiness,

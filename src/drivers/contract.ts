@@ -7,6 +7,7 @@
  * Cloud drivers manage servers; runtimes manage databases and apps placed on a server.
  */
 import type { ProviderSpec } from '../model/generated/kinds.js';
+import type { DataKeyWrapper } from '../secrets/sealed-stream.js';
 
 /** How to find a thing at the vendor: by its id once known, else by the idempotency key. */
 export interface ExternalRef {
@@ -249,6 +250,8 @@ export interface DriverConfig {
   dataDir: string;
   /** Per-request timeout towards the vendor. */
   requestTimeoutMs: number;
+  /** Wraps the data keys of files sealed at rest (the local runtime's backups) under the master key. */
+  dataKeys: DataKeyWrapper;
 }
 
 export interface Vendor {

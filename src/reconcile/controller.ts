@@ -11,7 +11,7 @@ import type { AnyStoredResource } from '../model/resource.js';
 import type { Store } from '../store/store.js';
 import type { LeaseHolder } from '../store/lease.js';
 import type { ReconcileContext } from './context.js';
-import { DriverPool } from './driver-pool.js';
+import { type DriverPool, driverPoolFor } from './driver-pool.js';
 import { defaultControllerRateLimiter } from './rate-limiter.js';
 import { reconcileResource, type ReconcileOutcome } from './reconcile-resource.js';
 import { KeyedSemaphores } from './semaphore.js';
@@ -68,7 +68,7 @@ export class Controller {
   private running = false;
 
   constructor(private readonly store: Store, private readonly options: ControllerOptions) {
-    this.drivers = new DriverPool({ dataDir: options.dataDir, requestTimeoutMs: options.requestTimeoutMs ?? 10_000, secrets: store.secrets, tenantName: (id) => store.tenants.get(id)?.name });
+    this.drivers = driverPoolFor(store, options.dataDir, options.requestTimeoutMs ?? 10_000);
     this.perKind = new KeyedSemaphores(() => options.perKind ?? 64);
     this.perProvider = new KeyedSemaphores(() => options.perProvider ?? 32);
     const resync = options.resyncMs ?? {};

@@ -8,6 +8,7 @@ import { createHash } from 'node:crypto';
 import type { CloudDriver, DriverConfig, RuntimeDriver, Vendor, VendorCredentials } from '../drivers/contract.js';
 import { getVendor } from '../drivers/registry.js';
 import type { StoredResource } from '../model/resource.js';
+import type { DataKeyWrapper } from '../secrets/sealed-stream.js';
 import type { SecretStore } from '../secrets/secret-store.js';
 import { environmentRefusal, LOCAL_VENDOR, localVendorRefusal, tenantMayUseHost } from '../security/host-access.js';
 import { StallError } from './errors.js';
@@ -31,6 +32,8 @@ export interface DriverPoolOptions {
   requestTimeoutMs: number;
   /** Where `credentialsRef.secret` bundles are read (purpose `provider-credentials`). */
   secrets: SecretStore;
+  /** Wraps the data keys of what drivers seal at rest (the store's secrets, which hold the master key). */
+  dataKeys: DataKeyWrapper;
   /** Where `credentialsRef.env` variables are read; default process.env. */
   env?: NodeJS.ProcessEnv;
   /** A tenant's name by its id, so the operator's host-tenant list may name tenants. */
@@ -85,6 +88,7 @@ export class DriverPool {
       credentials,
       dataDir: this.options.dataDir,
       requestTimeoutMs: this.options.requestTimeoutMs,
+      dataKeys: this.options.dataKeys,
     };
     const entry: CachedDrivers = { fingerprint, config, vendor };
     this.cache.set(provider.uid, entry);
@@ -177,4 +181,15 @@ function parseBundle(text: string): VendorCredentials | undefined {
 async function closeEntry(entry: CachedDrivers): Promise<void> {
   const closing = [entry.cloud, entry.runtime].filter((d): d is Promise<CloudDriver> | Promise<RuntimeDriver> => d !== undefined);
   await Promise.allSettled(closing.map(async (d) => (await d).close()));
+}
+
+/** What of a store a pool needs: its secrets (credentials, backup data keys) and its tenants' names (host access). */
+export interface DriverPoolStore {
+  secrets: SecretStore & DataKeyWrapper;
+  tenants: { get(id: string): { name: string } | undefined };
+}
+
+/** The pool for a store's providers. */
+export function driverPoolFor(store: DriverPoolStore, dataDir: string, requestTimeoutMs: number): DriverPool {
+  return new DriverPool({ dataDir, requestTimeoutMs, secrets: store.secrets, dataKeys: store.secrets, tenantName: (id) => store.tenants.get(id)?.name });
 }

@@ -7,7 +7,7 @@ import type { DriftItem } from '../model/drift.js';
 import { selfHeals, type AnyStoredResource } from '../model/resource.js';
 import type { Store } from '../store/store.js';
 import type { ReconcileContext } from './context.js';
-import { DriverPool } from './driver-pool.js';
+import { driverPoolFor } from './driver-pool.js';
 import { observeAppDrift } from './reconcile-app.js';
 import { observeDatabaseDrift } from './reconcile-database.js';
 import { observeServerDrift } from './reconcile-server.js';
@@ -27,7 +27,7 @@ function changesOf(ctx: ReconcileContext, r: AnyStoredResource): Promise<string[
 
 /** The drift of each resource that has any (in the order given). */
 export async function observeDrift(store: Store, dataDir: string, resources: readonly AnyStoredResource[], options: { requestTimeoutMs?: number } = {}): Promise<DriftItem[]> {
-  const drivers = new DriverPool({ dataDir, requestTimeoutMs: options.requestTimeoutMs ?? 10_000, secrets: store.secrets, tenantName: (id) => store.tenants.get(id)?.name });
+  const drivers = driverPoolFor(store, dataDir, options.requestTimeoutMs ?? 10_000);
   const ctx: ReconcileContext = {
     store, drivers, pollMs: 1_000, now: () => new Date(), resyncMs: () => 600_000,
     record: () => undefined, wake: () => undefined, wakeWaiting: () => undefined,

@@ -30,13 +30,15 @@ export class UnknownMasterKeyError extends SecretsError {
 
 /** A sealed value that does not open: altered, truncated, or sealed for another identity. */
 export class SecretIntegrityError extends SecretsError {
-  override readonly name = 'SecretIntegrityError';
+  override readonly name: string = 'SecretIntegrityError';
 }
 
 const VERSION = 'v1';
 const IV_BYTES = 12;
 const TAG_BYTES = 16;
 const KEY_BYTES = 32;
+/** The length of a wrapped data key: iv, encrypted key, tag. */
+export const WRAPPED_DATA_KEY_BYTES = IV_BYTES + KEY_BYTES + TAG_BYTES;
 
 /** Encrypts `plaintext` under a new data key wrapped by `master`; `aad` binds it to its identity. */
 export function sealSecret(master: MasterKey, plaintext: string, aad: string): string {
@@ -101,12 +103,14 @@ function parseSealed(sealed: string): SealedParts {
   return parsed;
 }
 
-function wrapDataKey(master: MasterKey, dek: Buffer): string {
+/** Wraps a 32-byte data key under `master` (base64url of iv, ciphertext and tag; 60 bytes). */
+export function wrapDataKey(master: MasterKey, dek: Buffer): string {
   const iv = randomBytes(IV_BYTES);
   return b64(Buffer.concat([iv, gcmEncrypt(master.key, iv, dek, wrapAad(master.id))]));
 }
 
-function unwrapDataKey(keyring: Keyring, keyId: string, wrapped: Buffer): Buffer {
+/** The data key wrapped by `wrapDataKey` under the keyring's key `keyId`. */
+export function unwrapDataKey(keyring: Keyring, keyId: string, wrapped: Buffer): Buffer {
   const master = keyring.keys.find((k) => k.id === keyId);
   if (!master) throw new UnknownMasterKeyError(keyId, keyring.keys.map((k) => k.id));
   return gcmDecrypt(

@@ -192,7 +192,7 @@ describe('master key rotation with CAIRN_MASTER_KEY', () => {
     before.secrets.put('default', 'database-password', 'db-2', 'v2');
     const both = { CAIRN_MASTER_KEY: `${newKey.toString('base64')},${oldKey.toString('base64')}` };
     const result = open(both).rotateMasterKey();
-    expect(result).toEqual({ source: 'env', activeKeyId: masterKeyId(newKey), reencrypted: 2, droppedKeyIds: [], removableKeyIds: [masterKeyId(oldKey)] });
+    expect(result).toEqual({ source: 'env', activeKeyId: masterKeyId(newKey), reencrypted: 2, rewrappedBackups: 0, droppedKeyIds: [], removableKeyIds: [masterKeyId(oldKey)] });
     const after = open({ CAIRN_MASTER_KEY: newKey.toString('base64') });
     expect(after.secrets.get('default', 'database-password', 'db-2')).toBe('v2');
     expect(() => before.secrets.put('default', 'database-password', 'db-3', 'v3')).toThrow(

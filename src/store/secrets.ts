@@ -4,9 +4,10 @@
  * never touch one never create a key file) and reloaded when another process has rotated it.
  */
 import type Database from 'better-sqlite3';
-import { openSecret, sealSecret, SecretIntegrityError, UnknownMasterKeyError, type Keyring, type MasterKey } from '../secrets/envelope.js';
+import { openSecret, sealSecret, SecretIntegrityError, UnknownMasterKeyError, unwrapDataKey, wrapDataKey, type Keyring, type MasterKey } from '../secrets/envelope.js';
 import { describeKeyring, type LoadedKeyring, type MasterKeyDescription } from '../secrets/keyring.js';
 import { MasterKeyError } from '../secrets/master-key.js';
+import type { DataKeyWrapper, WrappedDataKey } from '../secrets/sealed-stream.js';
 import type { SecretPurpose, SecretStore } from '../secrets/secret-store.js';
 import { nowIso, StatementCache } from './sqlite.js';
 
@@ -23,7 +24,7 @@ export function secretAad(tenant: string, purpose: string, name: string): string
   return JSON.stringify(['cairn-secret', tenant, purpose, name]);
 }
 
-export class EncryptedSecrets implements SecretStore {
+export class EncryptedSecrets implements SecretStore, DataKeyWrapper {
   private readonly sql: StatementCache;
   private loaded: LoadedKeyring | undefined;
 
@@ -71,6 +72,22 @@ export class EncryptedSecrets implements SecretStore {
 
   delete(tenant: string, purpose: SecretPurpose, name: string): void {
     this.sql.get(`DELETE FROM secrets WHERE tenant = ? AND purpose = ? AND name = ?`).run(tenant, purpose, name);
+  }
+
+  /** Wraps the data key of a sealed file (a backup) under the active master key, as `put` would seal. */
+  wrapDataKey(dataKey: Buffer): WrappedDataKey {
+    const key = this.db.transaction(() => this.sealingKey()).immediate();
+    return { keyId: key.id, wrapped: Buffer.from(wrapDataKey(key, dataKey), 'base64url') };
+  }
+
+  /** Unwraps the data key of a sealed file, reloading the keyring once if another process rotated it. */
+  unwrapDataKey({ keyId, wrapped }: WrappedDataKey): Buffer {
+    try {
+      return unwrapDataKey(this.keyring(), keyId, wrapped);
+    } catch (error) {
+      if (!(error instanceof UnknownMasterKeyError)) throw error;
+      return unwrapDataKey(this.reload().keyring, keyId, wrapped);
+    }
   }
 
   /** How many secrets are stored (all tenants). */

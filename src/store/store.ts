@@ -5,6 +5,7 @@
  */
 import type Database from 'better-sqlite3';
 import { loadKeyring, type LoadedKeyring } from '../secrets/keyring.js';
+import { SealedFileDirectory, sealedBackupsDir } from '../secrets/sealed-files.js';
 import { Actions } from './actions.js';
 import { Backups, type WakeResource } from './backups.js';
 import { Deployments } from './deployments.js';
@@ -93,13 +94,15 @@ export class Store {
     return new Store(openSqlite(dataDir), dataDir, options.env ?? process.env, options.tombstonesKept);
   }
 
-  /** Re-encrypts every secret under a new master key (`cairn keys rotate`). */
+  /** Re-encrypts every secret, and re-wraps every sealed backup's data key, under a new master key (`cairn keys rotate`). */
   rotateMasterKey(options: RotationOptions = {}): MasterKeyRotation {
-    return rotateMasterKey(this.db, this.secrets, () => this.loadKeyring(), options);
+    return rotateMasterKey(this.db, this.secrets, () => this.loadKeyring(), new SealedFileDirectory(sealedBackupsDir(this.dataDir)), options);
   }
 
   private loadKeyring(): LoadedKeyring {
-    return loadKeyring(this.dataDir, this.env, { mayGenerate: () => this.secrets.count() === 0 });
+    // A new key could open neither the secrets nor the sealed backups of an earlier one.
+    const mayGenerate = (): boolean => this.secrets.count() === 0 && new SealedFileDirectory(sealedBackupsDir(this.dataDir)).keyIdsInUse().size === 0;
+    return loadKeyring(this.dataDir, this.env, { mayGenerate });
   }
 
   /** Runs `work` in one write transaction: everything it writes lands together or not at all. */

@@ -14,7 +14,7 @@ import { isKubernetesPath } from '../../src/api/kube/kube-api.js';
 import { toTemplatePath } from '../../src/api/openapi-document.js';
 import { AuthService } from '../../src/auth/auth-service.js';
 import { createLogger } from '../../src/logging/logger.js';
-import { DriverPool } from '../../src/reconcile/driver-pool.js';
+import { driverPoolFor } from '../../src/reconcile/driver-pool.js';
 import { Store } from '../../src/store/store.js';
 import { documentedRoutes } from '../support/openapi-document.js';
 
@@ -43,7 +43,7 @@ beforeAll(async () => {
   store = Store.open(dir, { env: { CAIRN_MASTER_KEY: randomBytes(32).toString('base64') } });
   const auth = await AuthService.open(store, {});
   app = createApiApp({
-    store, auth, drivers: new DriverPool({ dataDir: dir, requestTimeoutMs: 1_000, secrets: store.secrets, tenantName: (id) => store.tenants.get(id)?.name }),
+    store, auth, drivers: driverPoolFor(store, dir, 1_000),
     logger: createLogger({ level: 'silent' }), metrics: createMetricsRegistry(),
     readiness: { storeWritable: () => true, reconciling: () => true }, afterWrite: () => undefined,
   });

@@ -12,7 +12,7 @@ import { createApiApp } from '../app.js';
 import { createMetricsRegistry } from '../metrics.js';
 import { AuthService } from '../../auth/auth-service.js';
 import { createLogger } from '../../logging/logger.js';
-import { DriverPool } from '../../reconcile/driver-pool.js';
+import { driverPoolFor } from '../../reconcile/driver-pool.js';
 import { Store } from '../../store/store.js';
 
 export const PASSWORD = 'correct horse battery staple';
@@ -38,7 +38,7 @@ export async function openKubeFixture(options: { tombstonesKept?: number } = {})
   const dir = mkdtempSync(join(tmpdir(), 'cairn-kube-'));
   const store = Store.open(dir, { env: { CAIRN_MASTER_KEY: randomBytes(32).toString('base64') }, ...(options.tombstonesKept !== undefined ? { tombstonesKept: options.tombstonesKept } : {}) });
   const auth = await AuthService.open(store, {});
-  const drivers = new DriverPool({ dataDir: dir, requestTimeoutMs: 1_000, secrets: store.secrets, tenantName: (id) => store.tenants.get(id)?.name });
+  const drivers = driverPoolFor(store, dir, 1_000);
   const app = createApiApp({
     store, auth, drivers, logger: createLogger({ level: 'silent' }), metrics: createMetricsRegistry(),
     readiness: { storeWritable: () => true, reconciling: () => true }, afterWrite: () => undefined,

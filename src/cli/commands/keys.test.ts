@@ -1,18 +1,22 @@
 /**
  * @module Tests of `cairn keys rotate` and `cairn keys rotate-signing` through the real
- * executable: secrets stay readable under the new master key, the operator is told what changed,
+ * executable: secrets and sealed backups stay readable under the new master key, the operator is told what changed,
  * and nobody is signed out by a signing-key rotation.
  */
 import { randomBytes } from 'node:crypto';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { createReadStream, createWriteStream, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { Readable } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
 import { decodeProtectedHeader } from 'jose';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { runCairn } from '../../../test/support/cairn-process.js';
 import { AuthService } from '../../auth/auth-service.js';
 import { readKeyringFile } from '../../secrets/keyring-file.js';
 import { masterKeyId } from '../../secrets/master-key.js';
+import { sealedBackupsDir, sealedFileKeyIds } from '../../secrets/sealed-files.js';
+import { SealingStream, UnsealingStream } from '../../secrets/sealed-stream.js';
 import { Store } from '../../store/store.js';
 
 let dir: string;
@@ -57,6 +61,32 @@ describe('cairn keys rotate', () => {
     withStore((store) => {
       for (const name of ['a', 'b', 'c']) expect(store.secrets.get('default', 'database-password', name)).toBe(`value-${name}`);
     });
+  });
+
+  it('re-wraps the data keys of sealed backups, which then open without the old key', async () => {
+    const plaintext = randomBytes(100_000);
+    const file = join(sealedBackupsDir(dir), 'backup-1.dump');
+    const oldKey = await withStoreAsync(async (store) => {
+      store.secrets.put('default', 'database-password', 'a', 'value-a');
+      mkdirSync(sealedBackupsDir(dir), { recursive: true });
+      await pipeline(Readable.from([plaintext]), new SealingStream(store.secrets), createWriteStream(file));
+      return store.secrets.describeMasterKey().keyId;
+    });
+    const result = await runCairn(['keys', 'rotate', '--data-dir', dir], { env: noMasterKeyEnv });
+    expect(result.code).toBe(0);
+    const [newKey] = readKeyringFile(join(dir, 'master.key'))!.map((k) => k.id);
+    expect(result.stdout).toBe(
+      `re-encrypted 1 secret and re-wrapped the data key of 1 sealed backup under the new master key ${newKey} (key file ${join(dir, 'master.key')}); removed the old key ${oldKey} from it\n`,
+    );
+    expect(sealedFileKeyIds(file)).toEqual([newKey]);
+    const opened = await withStoreAsync(async (store) => {
+      const out: Buffer[] = [];
+      await pipeline(createReadStream(file), new UnsealingStream(store.secrets, file), async (source: AsyncIterable<Buffer>) => {
+        for await (const chunk of source) out.push(chunk);
+      });
+      return Buffer.concat(out);
+    });
+    expect(opened.equals(plaintext)).toBe(true);
   });
 
   it('with CAIRN_MASTER_KEY=new,old re-encrypts under the new key and says the old one can go', async () => {

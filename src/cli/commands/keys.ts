@@ -1,5 +1,5 @@
 /**
- * @module `cairn keys rotate` (re-encrypt every secret under a new master key) and `cairn keys
+ * @module `cairn keys rotate` (re-encrypt every secret, and re-wrap every sealed backup's data key, under a new master key) and `cairn keys
  * rotate-signing` (a new key signs access tokens; the old one verifies until its tokens expire,
  * so nobody is signed out).
  */
@@ -19,7 +19,7 @@ export function registerKeysCommand(program: Command): void {
   addDataDirOption(
     keys
       .command('rotate')
-      .description('re-encrypt every secret under a new master key (from the key file) or the first key of CAIRN_MASTER_KEY'),
+      .description('re-encrypt every secret (and re-wrap the data keys of sealed backups) under a new master key (from the key file) or the first key of CAIRN_MASTER_KEY'),
   ).action((options: KeysOptions) => {
     const store = Store.open(resolveDataDir(options.dataDir));
     try {
@@ -51,7 +51,8 @@ export function registerKeysCommand(program: Command): void {
 }
 
 function describeRotation(r: MasterKeyRotation): string {
-  const count = `re-encrypted ${r.reencrypted} secret${r.reencrypted === 1 ? '' : 's'}`;
+  const backups = r.rewrappedBackups > 0 ? ` and re-wrapped the data key of ${r.rewrappedBackups} sealed backup${r.rewrappedBackups === 1 ? '' : 's'}` : '';
+  const count = `re-encrypted ${r.reencrypted} secret${r.reencrypted === 1 ? '' : 's'}${backups}`;
   if (r.source === 'file') {
     const dropped = r.droppedKeyIds.length > 0 ? `; removed the old key${r.droppedKeyIds.length === 1 ? '' : 's'} ${r.droppedKeyIds.join(', ')} from it` : '';
     return `${count} under the new master key ${r.activeKeyId} (key file ${r.path})${dropped}`;

@@ -8,7 +8,7 @@ import { ResourceLookup } from '../../api/records/lookup.js';
 import { runtimeOf } from '../../api/runtime-access.js';
 import type { AppLogLine } from '../../drivers/contract.js';
 import { DEFAULT_TENANT } from '../../model/resource.js';
-import { DriverPool } from '../../reconcile/driver-pool.js';
+import { driverPoolFor } from '../../reconcile/driver-pool.js';
 import { Store } from '../../store/store.js';
 import { CliError } from '../cli-error.js';
 import { addDataDirOption, resolveDataDir } from '../data-dir.js';
@@ -56,7 +56,7 @@ export function registerLogsCommand(program: Command): void {
     const since = parseSince(options.since);
     const dataDir = resolveDataDir(options.dataDir);
     const store = Store.open(dataDir);
-    const pool = new DriverPool({ dataDir, requestTimeoutMs: 10_000, secrets: store.secrets, tenantName: (id) => store.tenants.get(id)?.name });
+    const pool = driverPoolFor(store, dataDir, 10_000);
     let interrupted = false;
     const interrupt = (): void => {
       interrupted = true;

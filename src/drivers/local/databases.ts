@@ -1,7 +1,8 @@
 /**
  * @module The local runtime's databases: PostgreSQL, one real cluster per database on a port of
  * its own, with a role and a database named after it and the password cairn generated (kept
- * only as PostgreSQL's scram hash). Backups with pg_dump, restores with pg_restore, each once
+ * only as PostgreSQL's scram hash). Backups with pg_dump, sealed at rest under a data key the
+ * master key wraps, restores with pg_restore from a backup verified as it is read, each once
  * per key. A cluster that is not running is reported as `down`, and `update` starts it again.
  * MongoDB is refused plainly: this runtime has no MongoDB support on a host without mongod.
  */
@@ -11,7 +12,9 @@ import type { BackupObserved, DatabaseDesired, DatabaseEndpoint, DatabaseObserve
 import { UnsupportedError, VendorRejectedError } from '../errors.js';
 import { freePort } from './free-port.js';
 import type { LocalHost, Workloads } from './local-host.js';
-import { dumpDatabase, fileChecksum, restoreDatabase } from './postgres-backups.js';
+import { SecretIntegrityError } from '../../secrets/envelope.js';
+import type { DataKeyWrapper } from '../../secrets/sealed-stream.js';
+import { dumpDatabase, restoreDatabase, verifyBackup } from './postgres-backups.js';
 import { postgresFor } from './postgres-installations.js';
 import { findByRef, type BackupRecord, type DatabaseRecord } from './state-file.js';
 
@@ -31,7 +34,8 @@ function mongodOnPath(): string | undefined {
 }
 
 export class LocalDatabases implements DatabaseRuntime, Workloads {
-  constructor(private readonly host: LocalHost) {}
+  /** `keys` wraps the data keys that seal backups (the data dir's master key); nothing more of the store. */
+  constructor(private readonly host: LocalHost, private readonly keys: DataKeyWrapper) {}
 
   private record(id: string): DatabaseRecord | undefined {
     return this.host.state.current.databases.find((d) => d.id === id);
@@ -177,7 +181,7 @@ export class LocalDatabases implements DatabaseRuntime, Workloads {
   private async dump(db: DatabaseRecord, record: BackupRecord): Promise<void> {
     let outcome: Partial<BackupRecord>;
     try {
-      const dumped = await dumpDatabase(this.host.cluster(db), db.database, record.file);
+      const dumped = await dumpDatabase(this.host.cluster(db), db.database, record.file, this.keys);
       outcome = { status: 'completed', sizeBytes: dumped.sizeBytes, checksum: dumped.checksum, message: null };
     } catch (error) {
       outcome = { status: 'failed', message: `pg_dump failed: ${(error as Error).message}` };
@@ -213,14 +217,13 @@ export class LocalDatabases implements DatabaseRuntime, Workloads {
     if (!backup) throw new VendorRejectedError(`backup ${backupExternalId} does not exist on this host`);
     if (backup.status !== 'completed' || backup.checksum === null) throw new VendorRejectedError(`backup ${backup.id} is ${backup.status}; only a completed backup can be restored`);
     if (db.status !== 'available') throw new Error(`database ${db.id} is ${db.status}; restore once it is available`);
-    let actual: string;
+    const checksum = backup.checksum;
+    // A first pass reads it all before anything changes; the restore itself verifies again as it streams.
     try {
-      actual = await fileChecksum(backup.file);
+      await verifyBackup(backup.file, this.keys, checksum);
     } catch (error) {
-      throw new VendorRejectedError(`backup ${backup.id}: its file ${backup.file} cannot be read (${(error as Error).message}); refusing to restore`);
-    }
-    if (actual !== backup.checksum) {
-      throw new VendorRejectedError(`backup ${backup.id}: its file ${backup.file} no longer matches its checksum (recorded ${backup.checksum}, now ${actual}); refusing to restore it`);
+      const why = error instanceof SecretIntegrityError ? 'was altered since it was made' : 'cannot be read';
+      throw new VendorRejectedError(`backup ${backup.id}: its file ${why} (${(error as Error).message}); refusing to restore it`);
     }
     this.change(db.id, (d) => {
       d.status = 'restoring';
@@ -229,7 +232,7 @@ export class LocalDatabases implements DatabaseRuntime, Workloads {
     this.host.background(async () => {
       let outcome: { status: 'succeeded' | 'failed'; message: string | null };
       try {
-        await restoreDatabase(this.host.cluster(db), db.database, backup.file);
+        await restoreDatabase(this.host.cluster(db), db.database, backup.file, this.keys, checksum);
         outcome = { status: 'succeeded', message: null };
       } catch (error) {
         outcome = { status: 'failed', message: `pg_restore of backup ${backup.id} failed: ${(error as Error).message}` };

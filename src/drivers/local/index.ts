@@ -27,6 +27,6 @@ export const localVendor: Vendor = {
   async createRuntimeDriver(config: DriverConfig): Promise<RuntimeDriver> {
     checkConfig(config);
     const lease = await acquireLocalHost(config.dataDir);
-    return new LocalRuntimeDriver(lease.host, () => lease.release());
+    return new LocalRuntimeDriver(lease.host, () => lease.release(), config.dataKeys);
   },
 };

@@ -7,6 +7,7 @@
 import { randomUUID } from 'node:crypto';
 import { mkdirSync } from 'node:fs';
 import { join, resolve } from 'node:path';
+import { sealedBackupsDir } from '../../secrets/sealed-files.js';
 import { HostMetricsSampler } from './host-metrics.js';
 import { processAlive } from './orphaned-apps.js';
 import { PostgresCluster } from './postgres-cluster.js';
@@ -23,6 +24,8 @@ export interface Workloads {
 
 export class LocalHost {
   readonly root: string;
+  /** Where backups go: where `cairn keys rotate` looks for the sealed files whose keys it re-wraps. */
+  private readonly backupsDir: string;
   readonly state: StateFile;
   readonly sampler: HostMetricsSampler;
   private readonly tasks = new Set<Promise<void>>();
@@ -34,6 +37,7 @@ export class LocalHost {
 
   constructor(dataDir: string) {
     this.root = join(resolve(dataDir), 'local');
+    this.backupsDir = sealedBackupsDir(dataDir);
     mkdirSync(this.root, { recursive: true, mode: 0o700 });
     this.state = new StateFile(join(this.root, 'state.json'));
     this.sampler = new HostMetricsSampler(this.root);
@@ -81,7 +85,7 @@ export class LocalHost {
   }
 
   backupFile(backupId: string): string {
-    return join(this.root, 'backups', `${backupId}.dump`);
+    return join(this.backupsDir, `${backupId}.dump`);
   }
 
   appDir(appId: string): string {

@@ -10,12 +10,16 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pg from 'pg';
 import { afterAll, describe, expect, it } from 'vitest';
+import { generateMasterKey } from '../../secrets/master-key.js';
+import { keyringDataKeys } from '../../secrets/sealed-stream.js';
 import type { DriverConfig } from '../contract.js';
 import { runCloudDriverContract, runRuntimeDriverContract, waitUntil } from '../driver.contract.js';
 import { UnsupportedError, VendorRejectedError } from '../errors.js';
 import { localVendor } from './index.js';
 import { reapOrphanedApps } from './orphaned-apps.js';
 import { postgresInstallations } from './postgres-installations.js';
+
+const MASTER = generateMasterKey();
 
 const dirs: string[] = [];
 function tempDir(): string {
@@ -28,7 +32,7 @@ afterAll(() => {
 });
 
 function config(dataDir = tempDir()): DriverConfig {
-  return { providerName: 'local', spec: { vendor: 'local' }, credentials: undefined, dataDir, requestTimeoutMs: 5_000 };
+  return { providerName: 'local', spec: { vendor: 'local' }, credentials: undefined, dataDir, requestTimeoutMs: 5_000, dataKeys: keyringDataKeys({ active: MASTER, keys: [MASTER] }) };
 }
 
 const installedMajor = postgresInstallations()[0]?.major ?? 'none';

@@ -48,12 +48,20 @@ export function runProgram(file: string, args: readonly string[], options: RunOp
     });
     let stdout = '';
     let stderr = '';
+    let inputFailure: Error | undefined;
     if (options.stdout) child.stdout?.pipe(options.stdout);
     else child.stdout?.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
     child.stderr?.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
     if (options.stdin && child.stdin) {
       child.stdin.on('error', () => undefined); // the program may exit before reading it all; its exit code says why
       options.stdin.pipe(child.stdin);
+      // Input that fails (a backup that does not verify) must not reach the program as a clean end:
+      // kill it before it can act on what it has read (pg_restore's transaction then rolls back).
+      options.stdin.once('error', (error) => {
+        inputFailure = error;
+        child.kill('SIGKILL');
+        child.stdin?.destroy();
+      });
     }
     const timer = options.timeoutMs === undefined ? undefined : setTimeout(() => child.kill('SIGKILL'), options.timeoutMs);
     child.on('error', (error) => {
@@ -62,7 +70,8 @@ export function runProgram(file: string, args: readonly string[], options: RunOp
     });
     child.on('close', (code, signal) => {
       clearTimeout(timer);
-      if (code === 0) resolve({ stdout, stderr });
+      if (inputFailure) reject(new Error(`${file.split('/').pop() ?? file} was stopped: its input failed: ${inputFailure.message}`));
+      else if (code === 0) resolve({ stdout, stderr });
       else reject(new Error(`${file.split('/').pop() ?? file} ${signal ? `was killed (${signal})` : `exited with code ${code}`}: ${tail(stderr || stdout) || 'no output'}`));
     });
   });

@@ -1,6 +1,7 @@
 /**
  * @module The local vendor's runtime: the host's PostgreSQL databases and supervised apps.
  */
+import type { DataKeyWrapper } from '../../secrets/sealed-stream.js';
 import type { RuntimeDriver } from '../contract.js';
 import { LocalApps } from './apps.js';
 import { LocalDatabases } from './databases.js';
@@ -12,8 +13,8 @@ export class LocalRuntimeDriver implements RuntimeDriver {
   readonly apps: LocalApps;
   private closing: Promise<void> | undefined;
 
-  constructor(host: LocalHost, private readonly release: () => Promise<void>) {
-    this.databases = host.part('databases', () => new LocalDatabases(host));
+  constructor(host: LocalHost, private readonly release: () => Promise<void>, dataKeys: DataKeyWrapper) {
+    this.databases = host.part('databases', () => new LocalDatabases(host, dataKeys));
     this.apps = host.part('apps', () => new LocalApps(host), (apps) => apps.close());
   }
 

@@ -9,11 +9,15 @@ import { join } from 'node:path';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { startSandboxCloud, type SandboxCloud, type SandboxCloudOptions } from '../../sandbox-cloud/index.js';
 import { callSandboxApi } from '../../sandbox-cloud/sandbox-api-call.js';
+import { generateMasterKey } from '../../secrets/master-key.js';
+import { keyringDataKeys } from '../../secrets/sealed-stream.js';
 import type { CloudDriver, DriverConfig, RuntimeDriver, ServerObserved } from '../contract.js';
 import { runCloudDriverContract, runRuntimeDriverContract } from '../driver.contract.js';
 import { VendorAuthError, VendorRejectedError, VendorUnavailableError } from '../errors.js';
 import { runningInProcessClouds } from './in-process-cloud.js';
 import { sandboxVendor } from './index.js';
+
+const MASTER = generateMasterKey();
 
 const dirs: string[] = [];
 function tempDir(): string {
@@ -29,7 +33,7 @@ function config(overrides: Partial<DriverConfig> & { endpoint?: string }): Drive
   const { endpoint, ...rest } = overrides;
   return {
     providerName: 'sandbox', spec: endpoint === undefined ? { vendor: 'sandbox' } : { vendor: 'sandbox', endpoint },
-    credentials: undefined, dataDir: tempDir(), requestTimeoutMs: 5_000, ...rest,
+    credentials: undefined, dataDir: tempDir(), requestTimeoutMs: 5_000, dataKeys: keyringDataKeys({ active: MASTER, keys: [MASTER] }), ...rest,
   };
 }
 
