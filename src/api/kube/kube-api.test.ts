@@ -231,6 +231,15 @@ describe('one set of resources', () => {
     expect((await f.call('DELETE', `${NS}/servers/web-1`, { token: viewer })).body).toMatchObject({ reason: 'Forbidden', code: 403 });
   });
 
+  it('refuses a local Provider to a tenant the operator did not allow, as a Forbidden Status naming the setting', async () => {
+    const other = await f.login('host@acme.example.com', 'owner', 'acme');
+    const local = { apiVersion: 'cairn.dev/v1', kind: 'Provider', metadata: { name: 'here' }, spec: { vendor: 'local' } };
+    const answer = await f.call('POST', `${NS}/providers`, { token: other, body: local });
+    expect(answer.body).toMatchObject({ kind: 'Status', reason: 'Forbidden', code: 403 });
+    expect(String(answer.body.message)).toContain('CAIRN_LOCAL_VENDOR_TENANTS');
+    expect(f.store.resources.find(f.store.tenants.findByName('acme')?.id ?? '', { kind: 'Provider', namespace: 'default', name: 'here' })).toBeUndefined();
+  });
+
   it('shows the reconciler\'s events as core/v1 Events for kubectl describe', async () => {
     const web1 = f.store.resources.find('default', { kind: 'Server', namespace: 'default', name: 'web-1' });
     f.store.events.append({ tenant: 'default', uid: web1?.uid ?? '', kind: 'Server', namespace: 'default', name: 'web-1', type: 'Normal', reason: 'Created', message: 'created server x' });
