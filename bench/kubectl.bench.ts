@@ -12,13 +12,14 @@ import { request } from 'node:https';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { stringify } from 'yaml';
+import { kubectlBinary } from '../test/support/kubectl-binary.js';
 import type { Benchmark } from './support/benchmark.js';
 import { addOwner } from './support/cairn-api-setup.js';
 import { count, seconds } from './support/figures.js';
 import { startListening, type ListeningProcess } from './support/listening-process.js';
 import { CAIRN_BIN, REPO_ROOT } from './support/repo-paths.js';
 
-const KUBECTL = '/usr/bin/kubectl';
+const KUBECTL = kubectlBinary();
 const APPLIED = 1_000;
 const LISTED = 10_000;
 const GET_RUNS = 3;

@@ -8,8 +8,10 @@ import { request } from 'node:https';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { REPO_ROOT, runCairn, startServe } from './cairn-process.js';
+import { kubectlBinary } from './kubectl-binary.js';
 
-export const KUBECTL = '/usr/bin/kubectl';
+/** The kubectl the suites drive (see ./kubectl-binary.ts). */
+export const KUBECTL = kubectlBinary();
 
 export interface KubectlResult {
   code: number | null;
