@@ -42,6 +42,7 @@ describe('SIGKILL during apply and delete', () => {
   it(`never leaks or duplicates a vendor resource over ${KILLS} kills, then converges`, async () => {
     const seed = Number(process.env.CAIRN_CRASH_SEED ?? Date.now() % 100_000);
     const random = mulberry32(seed);
+    console.log(`crash test: seed ${seed}, ${KILLS} kills; replay with CAIRN_CRASH_SEED=${seed}`);
     const dataDir = join(root, 'state');
     const dir = join(root, 'manifests');
     const sizes = ['small', 'medium', 'large'];
