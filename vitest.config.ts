@@ -10,6 +10,7 @@ export default defineConfig({
     testTimeout: 60_000,
     hookTimeout: 60_000,
     maxWorkers: 2,
+    setupFiles: ['test/support/every-test-asserts.ts'],
     // Tests run their peers (sandbox clouds, git servers) on loopback, which the outbound guard
     // closes by default, and make local apps in temporary directories, outside the directory
     // cairn starts in; the security tests go back to the defaults.

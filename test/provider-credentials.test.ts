@@ -45,5 +45,6 @@ describe('provider credentials', () => {
     h.apply(providerManifest(h.cloud.url, { credentialsRef: { env: 'CAIRN_TEST_SANDBOX_TOKEN' } }), serverManifest('ce-1'));
     h.controller.start();
     await h.until('the server running', () => isReady(h.get('Server', 'ce-1')));
+    expect(isReady(h.get('Server', 'ce-1'))).toBe(true);
   });
 });

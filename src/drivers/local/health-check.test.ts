@@ -25,8 +25,8 @@ async function serve(status: number): Promise<number> {
 describe('health check', () => {
   it('passes when the path answers 2xx, and over TCP without a path', async () => {
     const port = await serve(200);
-    await waitHealthy({ port, path: '/healthz', timeoutMs: 5_000, exited: () => null });
-    await waitHealthy({ port, path: null, timeoutMs: 5_000, exited: () => null });
+    await expect(waitHealthy({ port, path: '/healthz', timeoutMs: 5_000, exited: () => null })).resolves.toBeUndefined();
+    await expect(waitHealthy({ port, path: null, timeoutMs: 5_000, exited: () => null })).resolves.toBeUndefined();
   });
 
   it('fails when the path keeps answering 500 past the timeout', async () => {
