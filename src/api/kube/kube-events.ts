@@ -15,6 +15,7 @@ const MAX_EVENTS = 500;
 
 function toKubeEvent(e: RecordedEvent): Record<string, unknown> {
   const at = e.createdAt.replace(/\.\d+Z$/, 'Z');
+  const last = e.lastSeenAt.replace(/\.\d+Z$/, 'Z');
   return {
     kind: 'Event',
     apiVersion: 'v1',
@@ -23,9 +24,9 @@ function toKubeEvent(e: RecordedEvent): Record<string, unknown> {
     reason: e.reason,
     message: e.message,
     type: e.type,
-    count: 1,
+    count: e.count,
     firstTimestamp: at,
-    lastTimestamp: at,
+    lastTimestamp: last,
     source: { component: 'cairn' },
     reportingComponent: 'cairn',
     reportingInstance: '',

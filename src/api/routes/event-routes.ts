@@ -29,7 +29,7 @@ export function eventRoutes(deps: ApiDeps): Router {
     res.json({
       items: items.map((e) => ({
         id: String(e.id), resource_id: e.uid, kind: e.kind, namespace: e.namespace, name: e.name,
-        type: e.type, reason: e.reason, message: e.message, created_at: e.createdAt,
+        type: e.type, reason: e.reason, message: e.message, created_at: e.createdAt, count: e.count, last_seen_at: e.lastSeenAt,
       })),
       next_cursor: rows.length > limit && last ? encodeCursor([last.id]) : null,
     });
