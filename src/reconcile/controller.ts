@@ -14,7 +14,7 @@ import type { ReconcileContext } from './context.js';
 import { type DriverPool, driverPoolFor } from './driver-pool.js';
 import { defaultControllerRateLimiter } from './rate-limiter.js';
 import { reconcileResource, type ReconcileOutcome } from './reconcile-resource.js';
-import { KeyedSemaphores } from './semaphore.js';
+import { KeyedSlots, type Slots } from './semaphore.js';
 import { WorkQueue } from './work-queue.js';
 
 export const LEASE_NAME = 'reconciler';
@@ -52,8 +52,8 @@ export class Controller {
   readonly holderId = `${hostname()}:${process.pid}:${randomUUID()}`;
   private readonly queue = new WorkQueue<string>(defaultControllerRateLimiter<string>());
   private readonly drivers: DriverPool;
-  private readonly perKind: KeyedSemaphores;
-  private readonly perProvider: KeyedSemaphores;
+  private readonly perKind: KeyedSlots;
+  private readonly perProvider: KeyedSlots;
   /** Per resource, what the feed last saw of what makes it worth a reconcile. */
   private readonly seen = new Map<string, { generation: number; deleting: boolean; annotations: string; wakes: number }>();
   /** Resources whose last reconcile waited for another (a dependency, or dependents to go). */
@@ -69,8 +69,8 @@ export class Controller {
 
   constructor(private readonly store: Store, private readonly options: ControllerOptions) {
     this.drivers = driverPoolFor(store, options.dataDir, options.requestTimeoutMs ?? 10_000);
-    this.perKind = new KeyedSemaphores(() => options.perKind ?? 64);
-    this.perProvider = new KeyedSemaphores(() => options.perProvider ?? 32);
+    this.perKind = new KeyedSlots(() => options.perKind ?? 64);
+    this.perProvider = new KeyedSlots(() => options.perProvider ?? 32);
     const resync = options.resyncMs ?? {};
     this.context = {
       store,
@@ -169,10 +169,18 @@ export class Controller {
       this.waiting.delete(uid);
       return;
     }
-    const kindSlot = this.perKind.get(resource.kind);
-    const providerSlot = this.perProvider.get(this.providerKey(resource));
-    await kindSlot.acquire();
-    await providerSlot.acquire();
+    // At a cap, the work is parked with the cap, not in a worker: the worker goes on with other work.
+    const kindSlots = this.perKind.get(resource.kind);
+    if (!kindSlots.tryAcquire()) {
+      kindSlots.park(uid);
+      return;
+    }
+    const providerSlots = this.perProvider.get(this.providerKey(resource));
+    if (!providerSlots.tryAcquire()) {
+      this.release(kindSlots);
+      providerSlots.park(uid);
+      return;
+    }
     const started = performance.now();
     try {
       if (!this.running) return;
@@ -180,9 +188,15 @@ export class Controller {
       this.options.onReconciled?.(resource, outcome, performance.now() - started);
       this.schedule(resource, outcome);
     } finally {
-      providerSlot.release();
-      kindSlot.release();
+      this.release(providerSlots);
+      this.release(kindSlots);
     }
+  }
+
+  /** Frees a slot and queues again the work parked longest at it. */
+  private release(slots: Slots): void {
+    const parked = slots.release();
+    if (parked !== undefined) this.queue.add(parked);
   }
 
   /** Queues every waiter once; each joins the set again if it still has to wait. */
