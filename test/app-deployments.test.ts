@@ -55,6 +55,20 @@ describe('app deployments', () => {
     ]);
   });
 
+  it('records a requested deployment as DeploymentRequested, not drift, and rolls it out with self-heal off', async () => {
+    const h = harness();
+    const manifest = appManifest('asked', 's1');
+    manifest.metadata.annotations = { 'cairn.dev/self-heal': 'false' };
+    const uid = await runningApp(manifest);
+    await h.until('first deployment finished', () => h.store.deployments.latest(uid)?.status === 'succeeded');
+
+    const requested = h.store.deployments.request('default', uid, { ref: null });
+    await h.until('deployment succeeded', () => h.store.deployments.get(requested.id)?.status === 'succeeded');
+    const events = h.store.events.list({ tenant: 'default', uid, limit: 200 });
+    expect(events.filter((e) => e.reason === 'DriftDetected').map((e) => e.message)).toEqual([]);
+    expect(events.find((e) => e.reason === 'DeploymentRequested')?.message).toMatch(/^deployment 2 was requested: deploying release \d+$/);
+  });
+
   it('takes the newest of several queued deployments and fails the older as superseded', async () => {
     const h = harness();
     const uid = await runningApp(appManifest('burst', 's1'));

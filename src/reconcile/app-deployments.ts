@@ -16,6 +16,7 @@ import type { StatusDraft } from './status-draft.js';
 
 export const REASON_DEPLOYMENT_SUCCEEDED = 'DeploymentSucceeded';
 export const REASON_DEPLOYMENT_FAILED = 'DeploymentFailed';
+export const REASON_DEPLOYMENT_REQUESTED = 'DeploymentRequested';
 
 /** How many lines of build output a deployment keeps. */
 export const BUILD_OUTPUT_LINES = 20;
@@ -37,6 +38,17 @@ export function rolloutDrift(ctx: ReconcileContext, r: StoredResource<'App'>, de
     return [`release ${observed.release} at the vendor is not the one cairn deployed: deploying again`];
   }
   return [];
+}
+
+/**
+ * A deployment asked for through the API that is not rolled out yet: a change the user asked
+ * for without a new generation, so neither drift nor subject to self-heal being off.
+ */
+export function requestedRollout(ctx: ReconcileContext, r: StoredResource<'App'>, desired: AppDesired, observed: AppObserved): { reason: string; message: string } | null {
+  const requested = ctx.store.deployments.nextToRollOut(r.uid);
+  if (requested?.trigger !== 'api') return null;
+  if (ctx.store.deployments.current(r.uid)?.configDigest === configDigest(desired, requested.id)) return null;
+  return { reason: REASON_DEPLOYMENT_REQUESTED, message: `deployment ${requested.version} was requested: deploying release ${observed.release + 1}` };
 }
 
 /** Begins the deployment this rollout is for (the requested one, or a new `config` one). */

@@ -61,6 +61,12 @@ export interface ManagedAdapter<K extends Kind, D, O extends { id: string }> {
   desired(ctx: ReconcileContext, r: StoredResource<K>): Promise<D>;
   /** What differs between desired and observed that `update` fixes, as `field: before → after`. */
   drift(ctx: ReconcileContext, r: StoredResource<K>, desired: D, observed: O, draft: StatusDraft): string[];
+  /**
+   * A change the user asked for through cairn without a new generation (an app's requested
+   * deployment): `drift` lists it too, but it is recorded with this reason, not as drift, and
+   * is made even when self-heal is off. Null when nothing was asked for.
+   */
+  requested?(ctx: ReconcileContext, r: StoredResource<K>, desired: D, observed: O): { reason: string; message: string } | null;
   progress(r: StoredResource<K>, observed: O): Progress;
   endpoints(observed: O): Record<string, string | number | null>;
   details(observed: O): Record<string, unknown>;
@@ -178,12 +184,14 @@ export async function reconcileManaged<K extends Kind, D, O extends { id: string
   const changes = adapter.drift(ctx, r, desired, observed, draft);
   if (changes.length > 0) {
     const selfHeal = selfHeals(r);
-    const userChange = status.observedGeneration !== r.generation;
+    const request = adapter.requested?.(ctx, r, desired, observed) ?? null;
+    const userChange = status.observedGeneration !== r.generation || request !== null;
     if (!selfHeal && !userChange) {
       draft.setCondition('Synced', 'False', REASON_DRIFT, `changed outside cairn: ${changes.join('; ')} (self-heal is off)`);
       return { requeueAfterMs: ctx.resyncMs(r.kind) };
     }
-    if (!userChange) ctx.record(r, 'Warning', REASON_DRIFT, `changed outside cairn: ${changes.join('; ')}; putting it back`);
+    if (request) ctx.record(r, 'Normal', request.reason, request.message);
+    else if (!userChange) ctx.record(r, 'Warning', REASON_DRIFT, `changed outside cairn: ${changes.join('; ')}; putting it back`);
     const sent = adapter.beforeApply?.(ctx, r, desired, draft, 'update') ?? desired;
     const updated = await applying(ctx, r, draft, adapter, doing('update', () => conn.client.update(observed.id, sent)));
     ctx.record(r, 'Normal', REASON_UPDATED, changes.join('; '));

@@ -10,7 +10,7 @@
 import type { AppDesired, AppObserved, AppRuntime } from '../drivers/contract.js';
 import { connectionString } from '../model/connection-string.js';
 import type { StoredResource } from '../model/resource.js';
-import { beginRollout, failRollout, recordRollout, rolloutDrift, trackRollout } from './app-deployments.js';
+import { beginRollout, failRollout, recordRollout, requestedRollout, rolloutDrift, trackRollout } from './app-deployments.js';
 import type { ReconcileContext, ReconcileResult } from './context.js';
 import { findDependency, REASON_WAITING_FOR_DEPENDENCY, requireReady } from './dependencies.js';
 import { storedPassword } from './database-password.js';
@@ -85,6 +85,10 @@ const appAdapter: ManagedAdapter<'App', AppDesired, AppObserved> = {
       return [`state: ${observed.status} → ${desired.state}`];
     }
     return [];
+  },
+
+  requested(ctx, r, desired, observed) {
+    return requestedRollout(ctx, r, desired, observed);
   },
 
   beforeApply(ctx, r, desired, draft) {
