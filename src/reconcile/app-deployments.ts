@@ -93,7 +93,10 @@ export async function trackRollout(ctx: ReconcileContext, r: StoredResource<'App
   if (observed.release < deployment.release) return;
   if (observed.status !== 'running' && observed.status !== 'stopped' && observed.status !== 'failed') return;
   const tail = r.spec.build ? await buildOutputTail(await runtime(), observed.id, deployment) : null;
-  if (observed.status === 'failed') {
+  const serving = observed.servingRelease;
+  if (serving !== undefined && serving !== null) {
+    finish(ctx, r, deployment, 'failed', `release ${observed.release} failed to start; release ${serving} keeps serving`, null, tail);
+  } else if (observed.status === 'failed') {
     finish(ctx, r, deployment, 'failed', `release ${observed.release} failed to start`, null, tail);
   } else {
     finish(ctx, r, deployment, 'succeeded', `release ${observed.release} is ${observed.status}`, observed.commit, tail);

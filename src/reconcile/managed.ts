@@ -38,6 +38,8 @@ export interface Progress {
   settled: boolean;
   /** The vendor reports it broken. */
   failed?: string;
+  /** What the Ready condition says once settled (default: `<kind> is <phase>`). */
+  message?: string;
 }
 
 /** What a further step did once the resource is in sync with its spec (an action, a backup, ...). */
@@ -248,7 +250,7 @@ async function settle<K extends Kind, D, O extends { id: string }>(
     }
     return { requeueAfterMs: step.requeueAfterMs ?? ctx.pollMs };
   }
-  draft.markReady(REASON_AVAILABLE, `${r.kind.toLowerCase()} is ${progress.phase}`);
+  draft.markReady(REASON_AVAILABLE, progress.message ?? `${r.kind.toLowerCase()} is ${progress.phase}`);
   return { requeueAfterMs: Math.min(ctx.resyncMs(r.kind), adapter.nextCheckMs?.(ctx, r) ?? Number.POSITIVE_INFINITY) };
 }
 

@@ -111,8 +111,12 @@ const appAdapter: ManagedAdapter<'App', AppDesired, AppObserved> = {
   progress(_r, observed): Progress {
     switch (observed.status) {
       case 'running':
-      case 'stopped':
-        return { phase: observed.status, settled: true };
+      case 'stopped': {
+        const serving = observed.servingRelease;
+        if (serving === undefined || serving === null) return { phase: observed.status, settled: true };
+        const verb = observed.status === 'running' ? 'running' : 'stopped at';
+        return { phase: observed.status, settled: true, message: `${verb} release ${serving}; release ${observed.release} failed` };
+      }
       case 'failed':
         return { phase: 'failed', settled: true, failed: `release ${observed.release} failed to start` };
       default:
@@ -125,7 +129,7 @@ const appAdapter: ManagedAdapter<'App', AppDesired, AppObserved> = {
   },
 
   details(observed) {
-    return { release: observed.release, commit: observed.commit };
+    return { release: observed.release, servingRelease: observed.servingRelease ?? null, commit: observed.commit };
   },
 
   afterSync(ctx, r, observed) {
