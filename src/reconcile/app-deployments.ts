@@ -26,13 +26,16 @@ export function configDigest(desired: AppDesired, deploymentId: string | undefin
   return createHash('sha256').update(canonicalJson({ desired, deployment: deploymentId ?? null })).digest('hex');
 }
 
-/** What a new rollout would be for, and whether the vendor's release is the one cairn rolled out. */
+/**
+ * What a new rollout would be for — a changed configuration, or a release at the vendor that is
+ * not the one cairn rolled out. A deployment requested through the API is not among them: that
+ * is `requestedRollout`, a request rather than drift.
+ */
 export function rolloutDrift(ctx: ReconcileContext, r: StoredResource<'App'>, desired: AppDesired, observed: AppObserved): string[] {
   const current = ctx.store.deployments.current(r.uid);
   const requested = ctx.store.deployments.nextToRollOut(r.uid);
   if (current?.configDigest !== configDigest(desired, requested?.id ?? current?.id)) {
-    const why = requested?.trigger === 'api' ? `deployment ${requested.version} was requested` : 'configuration changed';
-    return [`${why}: deploying release ${observed.release + 1}`];
+    return requested?.trigger === 'api' ? [] : [`configuration changed: deploying release ${observed.release + 1}`];
   }
   if (current.releaseDigest !== observed.releaseDigest) {
     return [`release ${observed.release} at the vendor is not the one cairn deployed: deploying again`];

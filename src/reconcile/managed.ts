@@ -65,8 +65,8 @@ export interface ManagedAdapter<K extends Kind, D, O extends { id: string }> {
   drift(ctx: ReconcileContext, r: StoredResource<K>, desired: D, observed: O, draft: StatusDraft): string[];
   /**
    * A change the user asked for through cairn without a new generation (an app's requested
-   * deployment): `drift` lists it too, but it is recorded with this reason, not as drift, and
-   * is made even when self-heal is off. Null when nothing was asked for.
+   * deployment): not drift (`drift` leaves it out), recorded with its own reason, and made even
+   * when self-heal is off. Null when nothing was asked for.
    */
   requested?(ctx: ReconcileContext, r: StoredResource<K>, desired: D, observed: O): { reason: string; message: string } | null;
   progress(r: StoredResource<K>, observed: O): Progress;
@@ -184,9 +184,9 @@ export async function reconcileManaged<K extends Kind, D, O extends { id: string
 
   const desired = await adapter.desired(ctx, r);
   const changes = adapter.drift(ctx, r, desired, observed, draft);
-  if (changes.length > 0) {
+  const request = adapter.requested?.(ctx, r, desired, observed) ?? null;
+  if (changes.length > 0 || request !== null) {
     const selfHeal = selfHeals(r);
-    const request = adapter.requested?.(ctx, r, desired, observed) ?? null;
     const userChange = status.observedGeneration !== r.generation || request !== null;
     if (!selfHeal && !userChange) {
       draft.setCondition('Synced', 'False', REASON_DRIFT, `changed outside cairn: ${changes.join('; ')} (self-heal is off)`);
@@ -196,7 +196,7 @@ export async function reconcileManaged<K extends Kind, D, O extends { id: string
     else if (!userChange) ctx.record(r, 'Warning', REASON_DRIFT, `changed outside cairn: ${changes.join('; ')}; putting it back`);
     const sent = adapter.beforeApply?.(ctx, r, desired, draft, 'update') ?? desired;
     const updated = await applying(ctx, r, draft, adapter, doing('update', () => conn.client.update(observed.id, sent)));
-    ctx.record(r, 'Normal', REASON_UPDATED, changes.join('; '));
+    ctx.record(r, 'Normal', REASON_UPDATED, [...(request ? [request.message] : []), ...changes].join('; '));
     adapter.recordApplied?.(ctx, r, draft, sent, updated);
     return settle(ctx, r, draft, adapter, updated);
   }
