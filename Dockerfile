@@ -1,10 +1,14 @@
-# cairn: build the TypeScript, then run `cairn serve` on its embedded defaults.
+# cairn: build the TypeScript into dist/, then run `cairn serve` on its embedded defaults with
+# production dependencies only (tsx, typescript and the other dev dependencies stay in the build stage).
 FROM node:20-bookworm-slim AS build
 WORKDIR /app
 RUN apt-get update && apt-get install -y --no-install-recommends python3 make g++ && rm -rf /var/lib/apt/lists/*
 COPY package.json package-lock.json ./
-RUN npm ci
+# Dependencies first, for the layer cache: `prepare` (the build) needs the sources, which come
+# next, so install without scripts and build the one native module here.
+RUN npm ci --ignore-scripts && npm rebuild better-sqlite3
 COPY tsconfig.json tsconfig.build.json ./
+COPY bin ./bin
 COPY src ./src
 COPY schemas ./schemas
 RUN npm run build && npm prune --omit=dev
@@ -21,5 +25,6 @@ COPY examples ./examples
 VOLUME /data
 EXPOSE 8080
 USER node
+# No src/ in the image: bin/cairn.js runs dist/ without the stale-dist check.
 ENTRYPOINT ["node", "bin/cairn.js"]
 CMD ["serve", "--host", "0.0.0.0", "--port", "8080"]

@@ -7,6 +7,7 @@
 import { describe, expect, it } from 'vitest';
 import type { AnyManifest } from '../src/model/resource.js';
 import { Controller } from '../src/reconcile/controller.js';
+import { observeDrift } from '../src/reconcile/observe-drift.js';
 import { appManifest, isReady, providerManifest, serverManifest, useReconcileHarness } from './support/reconcile-harness.js';
 
 const harness = useReconcileHarness();
@@ -53,6 +54,29 @@ describe('app deployments', () => {
       [2, 'api', 'succeeded'],
       [1, 'config', 'succeeded'],
     ]);
+  });
+
+  it('records a requested deployment as DeploymentRequested, not drift, and rolls it out with self-heal off', async () => {
+    const h = harness();
+    const manifest = appManifest('asked', 's1');
+    manifest.metadata.annotations = { 'cairn.dev/self-heal': 'false' };
+    const uid = await runningApp(manifest);
+    await h.until('first deployment finished', () => h.store.deployments.latest(uid)?.status === 'succeeded');
+
+    const requested = h.store.deployments.request('default', uid, { ref: null });
+    await h.until('deployment succeeded', () => h.store.deployments.get(requested.id)?.status === 'succeeded');
+    const events = h.store.events.list({ tenant: 'default', uid, limit: 200 });
+    expect(events.filter((e) => e.reason === 'DriftDetected').map((e) => e.message)).toEqual([]);
+    expect(events.find((e) => e.reason === 'DeploymentRequested')?.message).toMatch(/^deployment 2 was requested: deploying release \d+$/);
+  });
+
+  it('does not show a queued deployment as drift to plan --refresh', async () => {
+    const h = harness();
+    const uid = await runningApp(appManifest('queued', 's1'));
+    await h.until('first deployment finished', () => h.store.deployments.latest(uid)?.status === 'succeeded');
+    await h.controller.stop();
+    h.store.deployments.request('default', uid, { ref: null });
+    expect(await observeDrift(h.store, h.dataDir, [h.get('App', 'queued')])).toEqual([]);
   });
 
   it('takes the newest of several queued deployments and fails the older as superseded', async () => {

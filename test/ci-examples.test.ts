@@ -10,7 +10,7 @@ import { buildProgram } from '../src/cli/program.js';
 import { REPO_ROOT } from './support/cairn-process.js';
 
 const planOptions = new Set(
-  buildProgram().commands.find((c) => c.name() === 'plan')!.options.flatMap((o) => [o.long, o.short].filter((f): f is string => f !== undefined)),
+  (await buildProgram()).commands.find((c) => c.name() === 'plan')!.options.flatMap((o) => [o.long, o.short].filter((f): f is string => f !== undefined)),
 );
 
 describe.each(['github-actions.yml', 'gitlab-ci.yml'])('examples/ci/%s', (file) => {

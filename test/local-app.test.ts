@@ -171,12 +171,14 @@ describe('an app on the local vendor', () => {
     expect(deployments[0].duration_ms).toBeGreaterThan(0);
   });
 
-  it('keeps v1 serving when v2 fails its health check; the deployment is failed', async () => {
+  it('keeps v1 serving when v2 fails its health check; the deployment is failed, the app running and saying so', async () => {
     await commit(2, false);
     const failed = await deploy(appId);
     expect(failed.status).toBe('failed');
     expect((await visit(url)).version).toBe(1);
-    expect((await call('GET', `/api/v1/apps/${appId}`)).body.status).toBe('failed');
+    const app = await api.until<any>(`/api/v1/apps/${appId}`, token, (a) => a.conditions.some((c: any) => c.type === 'Ready' && / failed$/.test(c.message)));
+    expect(app.status).toBe('running');
+    expect(app.conditions.find((c: any) => c.type === 'Ready').message).toMatch(/^running release \d+; release \d+ failed$/);
   });
 
   it('serves v3 once it is deployed, with the visits kept in the database', async () => {

@@ -72,11 +72,12 @@ export function canMeasureRss(): boolean {
 
 /**
  * The environment a measured child gets: ours (so CAIRN_* knobs set by whoever runs the
- * benchmarks pass through), without colour or a default data dir, and with
- * CAIRN_PREFER_DIST=1 so that bin/cairn.js runs the compiled dist/ rather than src/ through tsx.
+ * benchmarks pass through), without colour or a default data dir, and without
+ * CAIRN_FROM_SOURCE, so that bin/cairn.js runs the compiled dist/ as users do.
  */
 export function benchEnv(extra: NodeJS.ProcessEnv = {}): NodeJS.ProcessEnv {
-  const env: NodeJS.ProcessEnv = { ...process.env, NO_COLOR: '1', CAIRN_PREFER_DIST: '1', ...extra };
+  const env: NodeJS.ProcessEnv = { ...process.env, NO_COLOR: '1', ...extra };
+  delete env.CAIRN_FROM_SOURCE;
   delete env.FORCE_COLOR;
   delete env.CAIRN_DATA_DIR;
   return env;

@@ -10,7 +10,7 @@ import { buildProgram } from './program.js';
 
 export async function main(argv: string[]): Promise<number> {
   try {
-    await buildProgram().parseAsync(argv);
+    await (await buildProgram(argv)).parseAsync(argv);
     return typeof process.exitCode === 'number' ? process.exitCode : 0;
   } catch (error) {
     if (error instanceof CommanderError) return error.exitCode === 0 ? 0 : 1;

@@ -203,7 +203,12 @@ export interface AppObserved {
   /** A fingerprint of the deployed configuration, so the reconciler can tell whether it is current. */
   releaseDigest: string | null;
   release: number;
-  /** The commit the current release was built from (git sources), when the vendor knows it. */
+  /**
+   * The release that serves when it is not `release`: a newer one failed and this one kept
+   * serving (still supervised). Null or absent when `release` is the one serving.
+   */
+  servingRelease?: number | null;
+  /** The commit the serving release was built from (git sources), when the vendor knows it. */
   commit: string | null;
   /** Why the latest release failed (status `failed`), when the vendor says. */
   failure?: string;

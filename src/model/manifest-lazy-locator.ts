@@ -3,8 +3,9 @@
  * first time a field of any manifest of a text is located, the text is parsed with `yaml`
  * (positions kept, exactly as the manifest parser does) and the tree is kept for the next ones.
  */
-import { LineCounter, type Document } from 'yaml';
+import type { Document, LineCounter } from 'yaml';
 import { parseYamlDocuments } from './manifest-parser.js';
+import { yaml } from './yaml-library.js';
 import { locateOffset, positionOf, type SourcePosition } from './yaml-positions.js';
 
 /** Where the field at a JSON pointer is written in the `document`-th document (0-based) of the text. */
@@ -15,7 +16,7 @@ export function lazyLocator(text: string): DocumentLocator {
   let parsed: { documents: Document[]; lineCounter: LineCounter } | undefined;
   return (document, pointer) => {
     if (parsed === undefined) {
-      const lineCounter = new LineCounter();
+      const lineCounter = new (yaml().LineCounter)();
       parsed = { documents: parseYamlDocuments(text, lineCounter), lineCounter };
     }
     const doc = parsed.documents[document];

@@ -3,7 +3,7 @@
  * is parsed with positions kept, checked against its kind's schema, and either returned as a
  * LocatedManifest or reported as ManifestErrors pointing at the line and column to fix.
  */
-import { LineCounter, isScalar, parseAllDocuments, type Document, type YAMLError } from 'yaml';
+import type { Document, LineCounter, YAMLError } from 'yaml';
 import { isKind, type Kind } from './kinds.js';
 import { compareErrorPositions, wholeFileError, type ManifestError } from './manifest-error.js';
 import { DEFAULT_MANIFEST_LIMITS, formatByteSize, type ManifestLimits } from './manifest-limits.js';
@@ -11,6 +11,7 @@ import { DEFAULT_NAMESPACE, type AnyManifest } from './resource.js';
 import { validateManifest } from './schema-validator.js';
 import { findKeyProblems, scanYamlText, type YamlTextScan } from './yaml-guards.js';
 import { locateOffset, positionOf, type SourcePosition } from './yaml-positions.js';
+import { yaml } from './yaml-library.js';
 
 export type { SourcePosition } from './yaml-positions.js';
 
@@ -104,11 +105,11 @@ export function withoutByteOrderMark(source: string): string {
 /** Every document of `text`, parsed as manifests are: YAML 1.2 core schema, positions kept, keys checked separately. May throw. */
 export function parseYamlDocuments(text: string, lineCounter: LineCounter): Document[] {
   const options = { lineCounter, prettyErrors: false, logLevel: 'error', uniqueKeys: false, schema: 'core', resolveKnownTags: false, merge: false } as const;
-  return [...parseAllDocuments(text, options)];
+  return [...yaml().parseAllDocuments(text, options)];
 }
 
 function isEmptyDocument(doc: Document): boolean {
-  return doc.contents === null || (isScalar(doc.contents) && doc.contents.value === null);
+  return doc.contents === null || (yaml().isScalar(doc.contents) && doc.contents.value === null);
 }
 
 function toPlainValue(context: TextContext, doc: Document): { value: unknown } | { problem: string } {
@@ -186,7 +187,7 @@ export function parseManifestText(source: string, file: string, limits: Manifest
   const text = withoutByteOrderMark(source);
   const guard = guardManifestText(text, file, limits);
   if ('refusal' in guard) return { manifests: [], errors: [guard.refusal], omittedErrors: 0 };
-  const lineCounter = new LineCounter();
+  const lineCounter = new (yaml().LineCounter)();
   let documents: Document[];
   try {
     documents = parseYamlDocuments(text, lineCounter);

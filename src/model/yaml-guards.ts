@@ -3,7 +3,8 @@
  * the raw text (document count, flow nesting depth, aliases) before the parser runs, and a linear
  * check of keys on the parsed tree (yaml's own `uniqueKeys` is quadratic in map size).
  */
-import { isCollection, isMap, isPair, isScalar, isSeq, type Document, type Node } from 'yaml';
+import type { Document, Node } from 'yaml';
+import { yaml } from './yaml-library.js';
 
 export interface YamlTextScan {
   /** Lines that start a document with `---`; a file holds at most this many plus one documents. */
@@ -106,6 +107,7 @@ export interface KeyProblem {
 
 /** Every problem key of every mapping in the document, in one walk (aliases are not followed). */
 export function findKeyProblems(doc: Document): KeyProblem[] {
+  const { isCollection, isMap, isPair, isScalar, isSeq } = yaml();
   const problems: KeyProblem[] = [];
   const pending: unknown[] = [doc.contents];
   while (pending.length > 0) {

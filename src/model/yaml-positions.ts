@@ -3,7 +3,8 @@
  * value, of its key, or — for a field that is missing — of the mapping that should hold it; and
  * source offsets to lines and columns, with or without yaml's LineCounter.
  */
-import { isAlias, isMap, isScalar, isSeq, type Document, type LineCounter, type Node } from 'yaml';
+import type { Document, LineCounter, Node } from 'yaml';
+import { yaml } from './yaml-library.js';
 import { pointerTokens } from './json-pointer.js';
 
 /** A 1-based position in a source text. */
@@ -14,6 +15,7 @@ export interface SourcePosition {
 
 /** A node's start, or undefined for nodes without source (e.g. an empty value after `key:`). */
 function startOf(node: Node | null | undefined): number | undefined {
+  const { isScalar } = yaml();
   if (!node?.range) return undefined;
   const [start, valueEnd] = node.range;
   if (isScalar(node) && start === valueEnd) return undefined;
@@ -22,6 +24,7 @@ function startOf(node: Node | null | undefined): number | undefined {
 
 /** The child of `node` at `token`: the key and value of a mapping entry, or a list item. */
 function childAt(node: Node, token: string): { key?: Node; value: Node | null } | undefined {
+  const { isMap, isScalar, isSeq } = yaml();
   if (isMap(node)) {
     for (const pair of node.items) {
       const key = pair.key as Node | null;
@@ -43,6 +46,7 @@ function childAt(node: Node, token: string): { key?: Node; value: Node | null } 
  * mapping that lacks it starts.
  */
 export function locateOffset(doc: Document, pointer: string, at: 'value' | 'key' = 'value'): number {
+  const { isAlias } = yaml();
   let node: Node | null = doc.contents;
   let offset = startOf(node) ?? 0;
   const tokens = pointerTokens(pointer);

@@ -16,6 +16,7 @@ import type { StatusDraft } from './status-draft.js';
 
 export const REASON_DEPLOYMENT_SUCCEEDED = 'DeploymentSucceeded';
 export const REASON_DEPLOYMENT_FAILED = 'DeploymentFailed';
+export const REASON_DEPLOYMENT_REQUESTED = 'DeploymentRequested';
 
 /** How many lines of build output a deployment keeps. */
 export const BUILD_OUTPUT_LINES = 20;
@@ -25,18 +26,32 @@ export function configDigest(desired: AppDesired, deploymentId: string | undefin
   return createHash('sha256').update(canonicalJson({ desired, deployment: deploymentId ?? null })).digest('hex');
 }
 
-/** What a new rollout would be for, and whether the vendor's release is the one cairn rolled out. */
+/**
+ * What a new rollout would be for — a changed configuration, or a release at the vendor that is
+ * not the one cairn rolled out. A deployment requested through the API is not among them: that
+ * is `requestedRollout`, a request rather than drift.
+ */
 export function rolloutDrift(ctx: ReconcileContext, r: StoredResource<'App'>, desired: AppDesired, observed: AppObserved): string[] {
   const current = ctx.store.deployments.current(r.uid);
   const requested = ctx.store.deployments.nextToRollOut(r.uid);
   if (current?.configDigest !== configDigest(desired, requested?.id ?? current?.id)) {
-    const why = requested?.trigger === 'api' ? `deployment ${requested.version} was requested` : 'configuration changed';
-    return [`${why}: deploying release ${observed.release + 1}`];
+    return requested?.trigger === 'api' ? [] : [`configuration changed: deploying release ${observed.release + 1}`];
   }
   if (current.releaseDigest !== observed.releaseDigest) {
     return [`release ${observed.release} at the vendor is not the one cairn deployed: deploying again`];
   }
   return [];
+}
+
+/**
+ * A deployment asked for through the API that is not rolled out yet: a change the user asked
+ * for without a new generation, so neither drift nor subject to self-heal being off.
+ */
+export function requestedRollout(ctx: ReconcileContext, r: StoredResource<'App'>, desired: AppDesired, observed: AppObserved): { reason: string; message: string } | null {
+  const requested = ctx.store.deployments.nextToRollOut(r.uid);
+  if (requested?.trigger !== 'api') return null;
+  if (ctx.store.deployments.current(r.uid)?.configDigest === configDigest(desired, requested.id)) return null;
+  return { reason: REASON_DEPLOYMENT_REQUESTED, message: `deployment ${requested.version} was requested: deploying release ${observed.release + 1}` };
 }
 
 /** Begins the deployment this rollout is for (the requested one, or a new `config` one). */
@@ -86,7 +101,10 @@ export async function trackRollout(ctx: ReconcileContext, r: StoredResource<'App
   if (observed.release < deployment.release) return;
   if (observed.status !== 'running' && observed.status !== 'stopped' && observed.status !== 'failed') return;
   const tail = r.spec.build ? await buildOutputTail(await runtime(), observed.id, deployment) : null;
-  if (observed.status === 'failed') {
+  const serving = observed.servingRelease;
+  if (serving !== undefined && serving !== null) {
+    finish(ctx, r, deployment, 'failed', `${releaseFailure(observed)}; release ${serving} keeps serving`, null, tail);
+  } else if (observed.status === 'failed') {
     finish(ctx, r, deployment, 'failed', releaseFailure(observed), null, tail);
   } else {
     finish(ctx, r, deployment, 'succeeded', `release ${observed.release} is ${observed.status}`, observed.commit, tail);

@@ -38,6 +38,8 @@ export interface Progress {
   settled: boolean;
   /** The vendor reports it broken. */
   failed?: string;
+  /** What the Ready condition says once settled (default: `<kind> is <phase>`). */
+  message?: string;
 }
 
 /** What a further step did once the resource is in sync with its spec (an action, a backup, ...). */
@@ -61,6 +63,12 @@ export interface ManagedAdapter<K extends Kind, D, O extends { id: string }> {
   desired(ctx: ReconcileContext, r: StoredResource<K>): Promise<D>;
   /** What differs between desired and observed that `update` fixes, as `field: before → after`. */
   drift(ctx: ReconcileContext, r: StoredResource<K>, desired: D, observed: O, draft: StatusDraft): string[];
+  /**
+   * A change the user asked for through cairn without a new generation (an app's requested
+   * deployment): not drift (`drift` leaves it out), recorded with its own reason, and made even
+   * when self-heal is off. Null when nothing was asked for.
+   */
+  requested?(ctx: ReconcileContext, r: StoredResource<K>, desired: D, observed: O): { reason: string; message: string } | null;
   progress(r: StoredResource<K>, observed: O): Progress;
   endpoints(observed: O): Record<string, string | number | null>;
   details(observed: O): Record<string, unknown>;
@@ -176,17 +184,19 @@ export async function reconcileManaged<K extends Kind, D, O extends { id: string
 
   const desired = await adapter.desired(ctx, r);
   const changes = adapter.drift(ctx, r, desired, observed, draft);
-  if (changes.length > 0) {
+  const request = adapter.requested?.(ctx, r, desired, observed) ?? null;
+  if (changes.length > 0 || request !== null) {
     const selfHeal = selfHeals(r);
-    const userChange = status.observedGeneration !== r.generation;
+    const userChange = status.observedGeneration !== r.generation || request !== null;
     if (!selfHeal && !userChange) {
       draft.setCondition('Synced', 'False', REASON_DRIFT, `changed outside cairn: ${changes.join('; ')} (self-heal is off)`);
       return { requeueAfterMs: ctx.resyncMs(r.kind) };
     }
-    if (!userChange) ctx.record(r, 'Warning', REASON_DRIFT, `changed outside cairn: ${changes.join('; ')}; putting it back`);
+    if (request) ctx.record(r, 'Normal', request.reason, request.message);
+    else if (!userChange) ctx.record(r, 'Warning', REASON_DRIFT, `changed outside cairn: ${changes.join('; ')}; putting it back`);
     const sent = adapter.beforeApply?.(ctx, r, desired, draft, 'update') ?? desired;
     const updated = await applying(ctx, r, draft, adapter, doing('update', () => conn.client.update(observed.id, sent)));
-    ctx.record(r, 'Normal', REASON_UPDATED, changes.join('; '));
+    ctx.record(r, 'Normal', REASON_UPDATED, [...(request ? [request.message] : []), ...changes].join('; '));
     adapter.recordApplied?.(ctx, r, draft, sent, updated);
     return settle(ctx, r, draft, adapter, updated);
   }
@@ -240,7 +250,7 @@ async function settle<K extends Kind, D, O extends { id: string }>(
     }
     return { requeueAfterMs: step.requeueAfterMs ?? ctx.pollMs };
   }
-  draft.markReady(REASON_AVAILABLE, `${r.kind.toLowerCase()} is ${progress.phase}`);
+  draft.markReady(REASON_AVAILABLE, progress.message ?? `${r.kind.toLowerCase()} is ${progress.phase}`);
   return { requeueAfterMs: Math.min(ctx.resyncMs(r.kind), adapter.nextCheckMs?.(ctx, r) ?? Number.POSITIVE_INFINITY) };
 }
 

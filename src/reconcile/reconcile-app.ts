@@ -10,7 +10,7 @@
 import type { AppDesired, AppObserved, AppRuntime } from '../drivers/contract.js';
 import { connectionString } from '../model/connection-string.js';
 import type { StoredResource } from '../model/resource.js';
-import { beginRollout, failRollout, recordRollout, releaseFailure, rolloutDrift, trackRollout } from './app-deployments.js';
+import { beginRollout, failRollout, recordRollout, releaseFailure, requestedRollout, rolloutDrift, trackRollout } from './app-deployments.js';
 import type { ReconcileContext, ReconcileResult } from './context.js';
 import { findDependency, REASON_WAITING_FOR_DEPENDENCY, requireReady } from './dependencies.js';
 import { storedPassword } from './database-password.js';
@@ -87,6 +87,10 @@ const appAdapter: ManagedAdapter<'App', AppDesired, AppObserved> = {
     return [];
   },
 
+  requested(ctx, r, desired, observed) {
+    return requestedRollout(ctx, r, desired, observed);
+  },
+
   beforeApply(ctx, r, desired, draft) {
     beginRollout(ctx, r, draft);
     return desired;
@@ -107,8 +111,12 @@ const appAdapter: ManagedAdapter<'App', AppDesired, AppObserved> = {
   progress(_r, observed): Progress {
     switch (observed.status) {
       case 'running':
-      case 'stopped':
-        return { phase: observed.status, settled: true };
+      case 'stopped': {
+        const serving = observed.servingRelease;
+        if (serving === undefined || serving === null) return { phase: observed.status, settled: true };
+        const verb = observed.status === 'running' ? 'running' : 'stopped at';
+        return { phase: observed.status, settled: true, message: `${verb} release ${serving}; release ${observed.release} failed` };
+      }
       case 'failed':
         return { phase: 'failed', settled: true, failed: releaseFailure(observed) };
       default:
@@ -121,7 +129,7 @@ const appAdapter: ManagedAdapter<'App', AppDesired, AppObserved> = {
   },
 
   details(observed) {
-    return { release: observed.release, commit: observed.commit };
+    return { release: observed.release, servingRelease: observed.servingRelease ?? null, commit: observed.commit };
   },
 
   afterSync(ctx, r, observed) {

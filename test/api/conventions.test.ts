@@ -84,6 +84,18 @@ describe('versions and retries', () => {
     expect(staleDelete.status).toBe(412);
   });
 
+  it('refuses an entity tag cairn never issued with 412, and a header that is no entity-tag list with 400', async () => {
+    const created = await api.call('POST', '/api/v1/servers', { token, body: server('etag-2') });
+    const foreign = await api.call('PUT', `/api/v1/servers/${created.body.id}`, { token, body: { size: 'medium' }, headers: { 'If-Match': '"not-a-version"' } });
+    expect(foreign.status).toBe(412);
+    expect(foreign.body.code).toBe('precondition_failed');
+    const listed = await api.call('PUT', `/api/v1/servers/${created.body.id}`, { token, body: { size: 'medium' }, headers: { 'If-Match': `"x", ${created.headers.get('etag') ?? ''}` } });
+    expect(listed.status).toBe(202);
+    const garbage = await api.call('DELETE', `/api/v1/servers/${created.body.id}`, { token, headers: { 'If-Match': 'no quotes' } });
+    expect(garbage.status).toBe(400);
+    expect(garbage.body.code).toBe('malformed_request');
+  });
+
   it('says when a PUT replaces the server', async () => {
     const created = await api.call('POST', '/api/v1/servers', { token, body: server('replace-1') });
     const changed = await api.call('PUT', `/api/v1/servers/${created.body.id}`, { token, body: { image: 'ubuntu-24.04' } });

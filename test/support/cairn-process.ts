@@ -22,9 +22,13 @@ export interface RunOptions {
   cwd?: string;
 }
 
-/** Environment for children: no colour, fast polling. */
+/**
+ * Environment for children: no colour, fast polling, and CAIRN_FROM_SOURCE=1 so that
+ * bin/cairn.js runs src/ through tsx — the code under test, as vitest runs it, whatever state
+ * dist/ is in (test/compiled-cli.test.ts covers the compiled path).
+ */
 export function testEnv(extra: NodeJS.ProcessEnv = {}): NodeJS.ProcessEnv {
-  const env: NodeJS.ProcessEnv = { ...process.env, NO_COLOR: '1', CAIRN_POLL_MS: '100', ...extra };
+  const env: NodeJS.ProcessEnv = { ...process.env, NO_COLOR: '1', CAIRN_POLL_MS: '100', CAIRN_FROM_SOURCE: '1', ...extra };
   delete env.FORCE_COLOR;
   return env;
 }

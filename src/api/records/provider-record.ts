@@ -20,7 +20,8 @@ export interface ProviderRecord extends BaseRecord {
 export interface ProviderCreateBody {
   name: string;
   vendor: string;
-  credentials: Record<string, string>;
+  /** Left out (or empty) for a vendor whose credential fields are all optional. */
+  credentials?: Record<string, string>;
   endpoint?: string;
   labels?: Record<string, string>;
 }
@@ -75,8 +76,14 @@ export function credentialsName(providerName: string): string {
   return providerName;
 }
 
+/** Whether a create body carries credentials to store; without, the provider has no `credentialsRef`. */
+export function hasCredentials(body: ProviderCreateBody): body is ProviderCreateBody & { credentials: Record<string, string> } {
+  return body.credentials !== undefined && Object.keys(body.credentials).length > 0;
+}
+
 export function providerManifest(body: ProviderCreateBody): Manifest<'Provider'> {
-  const spec: ProviderSpec = { vendor: body.vendor, credentialsRef: { secret: credentialsName(body.name) } };
+  const spec: ProviderSpec = { vendor: body.vendor };
+  if (hasCredentials(body)) spec.credentialsRef = { secret: credentialsName(body.name) };
   if (body.endpoint !== undefined) spec.endpoint = body.endpoint;
   return { apiVersion: 'cairn.dev/v1', kind: 'Provider', metadata: apiMetadata(body.name, body.labels), spec };
 }

@@ -68,7 +68,7 @@ export function appRoutes(deps: ApiDeps): Router {
     const lookup = lookupFor(principal.tenant);
     const current = lookup.byId('App', pathId(req));
     const manifest = checkManifest(updatedAppManifest(current, body, databaseNames(lookup, body.database_ids)));
-    const updated = store.resources.modify(current.uid, 'api', () => manifest, expectedVersion(req)) as StoredResource<'App'>;
+    const updated = store.resources.modify(current.uid, 'api', () => manifest, expectedVersion(req, current)) as StoredResource<'App'>;
     deps.afterWrite();
     sendRecord(res, 202, updated.specVersion, record(updated, lookup));
   });
@@ -77,7 +77,7 @@ export function appRoutes(deps: ApiDeps): Router {
     const principal = allowed(res, 'write');
     const lookup = lookupFor(principal.tenant);
     const current = lookup.byId('App', pathId(req));
-    const deleting = store.resources.requestDeletionOf(current.uid, 'api', expectedVersion(req)) as StoredResource<'App'>;
+    const deleting = store.resources.requestDeletionOf(current.uid, 'api', expectedVersion(req, current)) as StoredResource<'App'>;
     deps.afterWrite();
     sendRecord(res, 202, deleting.specVersion, record(deleting, lookup));
   });

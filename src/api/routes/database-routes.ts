@@ -71,7 +71,7 @@ export function databaseRoutes(deps: ApiDeps): Router {
     const lookup = lookupFor(principal.tenant);
     const current = lookup.byId('Database', pathId(req));
     const manifest = checkManifest(updatedDatabaseManifest(current, body));
-    const updated = store.resources.modify(current.uid, 'api', () => manifest, expectedVersion(req)) as StoredResource<'Database'>;
+    const updated = store.resources.modify(current.uid, 'api', () => manifest, expectedVersion(req, current)) as StoredResource<'Database'>;
     deps.afterWrite();
     sendRecord(res, 202, updated.specVersion, databaseRecord(updated, lookup));
   });
@@ -81,7 +81,7 @@ export function databaseRoutes(deps: ApiDeps): Router {
     const skipFinalBackup = booleanQuery(req, 'skip_final_backup');
     const lookup = lookupFor(principal.tenant);
     const current = lookup.byId('Database', pathId(req));
-    const version = expectedVersion(req);
+    const version = expectedVersion(req, current);
     // Annotated even while already deleting: that is how a failed final backup is skipped.
     const deleting = store.transaction(() => {
       const marked = store.resources.requestDeletionOf(current.uid, 'api', version) as StoredResource<'Database'>;

@@ -15,7 +15,7 @@ import type { ProviderCatalogs } from '../provider-catalog.js';
 import { ResourceLookup } from '../records/lookup.js';
 import { checkManifest } from '../records/manifest-check.js';
 import {
-  checkCredentials, credentialsName, providerManifest, providerRecord, updatedProviderManifest,
+  checkCredentials, credentialsName, hasCredentials, providerManifest, providerRecord, updatedProviderManifest,
   type ProviderCreateBody, type ProviderUpdateBody,
 } from '../records/provider-record.js';
 import { validateBody } from '../request-validation.js';
@@ -61,13 +61,15 @@ export function providerRoutes(deps: ApiDeps, catalogs: ProviderCatalogs): Route
   router.post('/providers', (req, res) => {
     const principal = allowed(res, 'write');
     const body = validateBody<ProviderCreateBody>('post', '/providers', req.body);
-    checkCredentials(body.credentials, vendorOf(body.vendor).credentialFields, body.vendor);
+    checkCredentials(body.credentials ?? {}, vendorOf(body.vendor).credentialFields, body.vendor);
     const manifest = checkManifest(providerManifest(body));
     checkHostAccess(store, principal, [manifest]);
     const created = store.transaction(() => {
       const made = store.resources.create(principal.tenant, 'api', manifest) as StoredResource<'Provider'>;
-      store.secrets.put(principal.tenant, 'provider-credentials', credentialsName(body.name), JSON.stringify(body.credentials));
-      wakeProvidersUsing(deps, principal.tenant, credentialsName(body.name));
+      if (hasCredentials(body)) {
+        store.secrets.put(principal.tenant, 'provider-credentials', credentialsName(body.name), JSON.stringify(body.credentials));
+        wakeProvidersUsing(deps, principal.tenant, credentialsName(body.name));
+      }
       return made;
     });
     deps.afterWrite();
@@ -89,7 +91,7 @@ export function providerRoutes(deps: ApiDeps, catalogs: ProviderCatalogs): Route
     const manifest = checkManifest(updatedProviderManifest(current, body, body.credentials !== undefined));
     checkHostAccess(store, principal, [manifest]);
     const updated = store.transaction(() => {
-      const changed = store.resources.modify(current.uid, 'api', () => manifest, expectedVersion(req)) as StoredResource<'Provider'>;
+      const changed = store.resources.modify(current.uid, 'api', () => manifest, expectedVersion(req, current)) as StoredResource<'Provider'>;
       if (body.credentials) {
         store.secrets.put(principal.tenant, 'provider-credentials', credentialsName(current.name), JSON.stringify(body.credentials));
         wakeProvidersUsing(deps, principal.tenant, credentialsName(current.name));
@@ -105,7 +107,7 @@ export function providerRoutes(deps: ApiDeps, catalogs: ProviderCatalogs): Route
   router.delete('/providers/:id', (req, res) => {
     const principal = allowed(res, 'write');
     const current = new ResourceLookup(store, principal.tenant).byId('Provider', pathId(req));
-    const deleting = store.resources.requestDeletionOf(current.uid, 'api', expectedVersion(req)) as StoredResource<'Provider'>;
+    const deleting = store.resources.requestDeletionOf(current.uid, 'api', expectedVersion(req, current)) as StoredResource<'Provider'>;
     deps.afterWrite();
     sendRecord(res, 202, deleting.specVersion, providerRecord(deleting, store.secrets));
   });

@@ -70,7 +70,7 @@ export function serverRoutes(deps: ApiDeps, catalogs: ProviderCatalogs): Router 
     }
     const manifest = checkManifest(updatedServerManifest(current, body));
     const replacing = replacingChanges('Server', current.spec, manifest.spec);
-    const updated = store.resources.modify(current.uid, 'api', () => manifest, expectedVersion(req)) as StoredResource<'Server'>;
+    const updated = store.resources.modify(current.uid, 'api', () => manifest, expectedVersion(req, current)) as StoredResource<'Server'>;
     deps.afterWrite();
     sendRecord(res, 202, updated.specVersion, withReplacementNotice(serverRecord(updated, lookup), replacing));
   });
@@ -79,7 +79,7 @@ export function serverRoutes(deps: ApiDeps, catalogs: ProviderCatalogs): Router 
     const principal = allowed(res, 'write');
     const lookup = lookupFor(principal.tenant);
     const current = lookup.byId('Server', pathId(req));
-    const deleting = store.resources.requestDeletionOf(current.uid, 'api', expectedVersion(req)) as StoredResource<'Server'>;
+    const deleting = store.resources.requestDeletionOf(current.uid, 'api', expectedVersion(req, current)) as StoredResource<'Server'>;
     deps.afterWrite();
     sendRecord(res, 202, deleting.specVersion, serverRecord(deleting, lookup));
   });

@@ -2,8 +2,8 @@
  * @module The local runtime's apps: each deploy is a numbered release — fetch the source, run
  * the build, start the command with its own PORT and the environment (database URLs included),
  * health-check it, and only then switch the app's stable endpoint to it and stop the previous
- * release. A release that fails leaves the previous one serving. The serving release is
- * supervised (restarted with backoff). Apps run inside this cairn process's lifetime: after a
+ * release. A release that fails leaves the previous one serving, still supervised (restarted
+ * with backoff), and the app running with `servingRelease` naming it. Apps run inside this cairn process's lifetime: after a
  * restart of cairn the app reports no release digest, and the reconciler deploys it again.
  */
 import { createHash } from 'node:crypto';
@@ -94,10 +94,12 @@ export class LocalApps implements AppRuntime, Workloads {
 
   private toObserved(record: AppRecord): AppObserved {
     const app = this.liveOf(record);
+    const serving = app.serving?.release;
     return {
       id: record.id, name: record.name, clientToken: record.clientToken, serverId: record.serverId, status: app.status,
       url: `http://127.0.0.1:${app.endpoint?.port ?? record.proxyPort}`, releaseDigest: app.releaseDigest, release: record.release, commit: app.commit,
-      ...(app.status === 'failed' && app.failure !== undefined ? { failure: app.failure } : {}),
+      ...(app.failure !== undefined ? { failure: app.failure } : {}),
+      servingRelease: serving !== undefined && serving !== record.release ? serving : null,
     };
   }
 
@@ -214,8 +216,11 @@ export class LocalApps implements AppRuntime, Workloads {
       await candidate?.stop();
       const message = error instanceof Error ? error.message : String(error);
       app.log.write('system', `${label} failed: ${message}${app.serving ? `; release ${app.serving.release} keeps serving` : ''}`);
+      // The release that keeps serving stays supervised, so the app is still running (and says
+      // which release serves); the configuration digest stays the failed one's, so the
+      // reconciler does not roll the changed source out again by itself.
       if (current()) {
-        app.status = 'failed';
+        app.status = app.serving && !app.parked ? 'running' : 'failed';
         app.failure = message;
       }
     }
