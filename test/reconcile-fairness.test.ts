@@ -26,7 +26,7 @@ afterAll(async () => {
   rmSync(root, { recursive: true, force: true });
 });
 
-const named = (manifest: AnyManifest, name: string): AnyManifest => ({ ...manifest, metadata: { ...manifest.metadata, name } }) as AnyManifest;
+const named = (manifest: AnyManifest, name: string): AnyManifest => ({ ...manifest, metadata: { ...manifest.metadata, name } });
 
 describe('a slow provider at its cap', () => {
   it("does not hold the workers another provider's work needs", async () => {
