@@ -7,7 +7,7 @@
  */
 import type { ExternalClient } from '../drivers/contract.js';
 import { REPLACEMENT_FIELDS, type Kind, type SpecByKind } from '../model/kinds.js';
-import { selfHeals, type AnyStoredResource, type StoredResource } from '../model/resource.js';
+import { selfHeals, type AnyStoredResource, type ResourceStatus, type StoredResource } from '../model/resource.js';
 import type { ReconcileContext, ReconcileResult } from './context.js';
 import { requireNoDependents } from './dependencies.js';
 import { doing } from './errors.js';
@@ -140,22 +140,26 @@ export async function reconcileManaged<K extends Kind, D, O extends { id: string
   }
 
   if (observed === null) {
-    if (status.externalId) {
-      ctx.record(r, 'Warning', REASON_DRIFT, `${r.kind} ${status.externalId} no longer exists at ${conn.vendor}; creating it again`);
-      status.incarnation = (status.incarnation ?? 0) + 1;
-      status.externalId = null;
-      status.appliedSpec = null;
-      adapter.onGone?.(ctx, r);
+    if (replacing.length > 0) {
+      // The old one is gone, as the replacement asked (or its create never landed there): a planned
+      // step, not drift. The next pass creates the replacement under a new idempotency key.
+      const old = status.externalId ? `${r.kind.toLowerCase()} ${status.externalId}` : `the ${r.kind.toLowerCase()} being created`;
+      ctx.record(r, 'Normal', REASON_REPLACING, `${old} is gone from ${conn.vendor}; creating its replacement (${replacing.join('; ')})`);
+      if (pending) ctx.store.operations.finish(r.uid, 'create');
+      forgetIncarnation(ctx, r, status, adapter);
       return { requeueAfterMs: 0 };
     }
-    if (replacing.length > 0) {
-      // The old one is gone: what is applied no longer exists, so the next pass creates anew.
-      status.appliedSpec = null;
+    if (status.externalId) {
+      ctx.record(r, 'Warning', REASON_DRIFT, `${r.kind} ${status.externalId} no longer exists at ${conn.vendor}; creating it again`);
+      forgetIncarnation(ctx, r, status, adapter);
       return { requeueAfterMs: 0 };
     }
     const desired = await adapter.desired(ctx, r);
     const createKey = pending?.idempotencyKey ?? key;
     ctx.store.operations.begin(r.uid, 'create', createKey);
+    // Where it is being created, from now on: a change of provider, region or server before it is
+    // ready replaces it there (deleting what was, or is being, created) instead of leaking it.
+    status.appliedSpec = structuredClone(r.spec) as unknown as Record<string, unknown>;
     draft.setPhase(adapter.creatingPhase);
     const sent = adapter.beforeApply?.(ctx, r, desired, draft, 'create') ?? desired;
     const created = await applying(ctx, r, draft, adapter, doing('create', () => conn.client.create(createKey, sent)));
@@ -201,6 +205,14 @@ export async function reconcileManaged<K extends Kind, D, O extends { id: string
     return settle(ctx, r, draft, adapter, updated);
   }
   return settle(ctx, r, draft, adapter, observed);
+}
+
+/** The vendor's resource is gone: the next create is a new incarnation, under a new idempotency key. */
+function forgetIncarnation<K extends Kind, D, O extends { id: string }>(ctx: ReconcileContext, r: StoredResource<K>, status: ResourceStatus, adapter: ManagedAdapter<K, D, O>): void {
+  status.incarnation = (status.incarnation ?? 0) + 1;
+  status.externalId = null;
+  status.appliedSpec = null;
+  adapter.onGone?.(ctx, r);
 }
 
 /** Awaits a create or update, telling the adapter when it failed. */
