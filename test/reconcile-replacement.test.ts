@@ -26,7 +26,7 @@ afterAll(async () => {
   rmSync(root, { recursive: true, force: true });
 });
 
-const secondProvider = (): AnyManifest => ({ ...providerManifest(second.url), metadata: { name: 'second' } }) as AnyManifest;
+const secondProvider = (): AnyManifest => ({ ...providerManifest(second.url), metadata: { name: 'second' } });
 const liveServers = async (url: string): Promise<string[]> => (await inventory(url)).servers.filter((s) => s.status !== 'deleted' && s.status !== 'deleting').map((s) => s.name);
 const reasons = (h: Harness, name: string): string[] => h.store.events.list({ tenant: 'default', uid: h.get('Server', name).uid, limit: 100 }).map((e) => e.reason);
 
