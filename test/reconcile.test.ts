@@ -134,7 +134,7 @@ describe('reconcile loop', () => {
     expect(world.databases.some((d) => d.name === 'd-del')).toBe(false);
   });
 
-  it('stalls with the vendor’s reason on a region it does not have, and retries nothing until the spec changes', async () => {
+  it('stalls with the vendor’s reason on a region it does not have, retries only at its resync, and converges once the spec changes', async () => {
     store.resources.apply('default', 'api', [provider(), server('s-bad', { region: 'mars-1' })]);
     controller.start();
     await until('error', () => get('Server', 's-bad').status.phase === 'error');

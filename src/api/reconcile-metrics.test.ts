@@ -120,10 +120,11 @@ describe('reconcileResultLabel', () => {
   const failure = (kind: 'stall' | 'wait' | 'retry'): Parameters<typeof reconcileResultLabel>[0] => ({
     ok: false,
     failure: { kind, reason: 'R', message: 'm', retryAfterMs: 0 },
+    becameFailed: false,
   });
   it.each([
-    [{ ok: true as const, result: {}, becameReady: false }, 'success'],
-    [{ ok: true as const, result: { requeueAfterMs: 1000 }, becameReady: true }, 'requeue_after'],
+    [{ ok: true as const, result: {}, becameReady: false, becameFailed: false }, 'success'],
+    [{ ok: true as const, result: { requeueAfterMs: 1000 }, becameReady: true, becameFailed: false }, 'requeue_after'],
     [failure('wait'), 'requeue_after'],
     [failure('retry'), 'error'],
     [failure('stall'), 'error'],

@@ -48,6 +48,9 @@ export class LeaseHeldError extends Error {
 
 const DEFAULT_RESYNC_MS = 10 * 60_000;
 
+/** How soon a stalled resource is first looked at again (then with backoff, capped by the resync interval). */
+const STALL_FIRST_RETRY_MS = 1_000;
+
 export class Controller {
   readonly holderId = `${hostname()}:${process.pid}:${randomUUID()}`;
   private readonly queue = new WorkQueue<string>(defaultControllerRateLimiter<string>());
@@ -120,8 +123,16 @@ export class Controller {
       if (!last || last.generation !== r.generation || last.deleting !== r.deleting || last.annotations !== r.annotations || last.wakes !== r.wakes) {
         this.seen.set(r.uid, { generation: r.generation, deleting: r.deleting, annotations: r.annotations, wakes: r.wakes });
         this.queue.add(r.uid);
+        if (last && (last.generation !== r.generation || last.wakes !== r.wakes)) this.wakeUsersOfProvider(r.uid);
       }
     }
+  }
+
+  /** A Provider changed (spec, or credentials stored again): what stalled on it looks again now. */
+  private wakeUsersOfProvider(uid: string): void {
+    const provider = this.store.resources.get(uid);
+    if (provider?.kind !== 'Provider') return;
+    for (const user of this.store.resources.usersOf(provider)) this.queue.add(user.uid);
   }
 
   /** Resources queued now and waiting for a worker, by kind (not those delayed or being reconciled). */
@@ -207,6 +218,8 @@ export class Controller {
 
   private schedule(resource: AnyStoredResource, outcome: ReconcileOutcome): void {
     const uid = resource.uid;
+    // It failed: what waits on it says so now rather than at its next retry.
+    if (outcome.becameFailed) this.wakeWaiting();
     if (outcome.ok) {
       this.queue.forget(uid);
       this.waiting.delete(uid);
@@ -217,7 +230,10 @@ export class Controller {
     }
     switch (outcome.failure.kind) {
       case 'stall':
-        this.queue.forget(uid); // until its spec changes (the feed re-queues it then)
+        // It needs its user, but a vendor's refusal can end by itself (an outage, a quota): look
+        // again with backoff, never later than the resync interval; at once when its spec or its
+        // provider changes (the feed re-queues it then).
+        this.queue.addBackoffCapped(uid, STALL_FIRST_RETRY_MS, this.context.resyncMs(resource.kind));
         return;
       case 'wait':
         this.waiting.add(uid);

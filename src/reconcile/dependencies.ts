@@ -9,6 +9,10 @@ import { WaitError } from './errors.js';
 
 export const REASON_WAITING_FOR_DEPENDENCY = 'WaitingForDependency';
 export const REASON_WAITING_FOR_DEPENDENTS = 'WaitingForDependents';
+export const REASON_DEPENDENCY_FAILED = 'DependencyFailed';
+
+/** The phases in which a resource needs its user (credentials refused, a vendor's rejection). */
+const FAILED_PHASES: ReadonlySet<string> = new Set(['invalid', 'error', 'failed']);
 
 const DEPENDENCY_RETRY_MS = 5_000;
 
@@ -34,6 +38,10 @@ export function requireReady<K extends Kind>(ctx: ReconcileContext, owner: AnySt
   if (dep.status.conditions.find((c) => c.type === 'Ready')?.status !== 'True') {
     const ready = dep.status.conditions.find((c) => c.type === 'Ready');
     const why = ready?.message ? `: ${ready.message}` : '';
+    if (FAILED_PHASES.has(dep.status.phase) && dep.status.observedGeneration === dep.generation) {
+      // Not a wait that ends by itself: say what failed, and look again as soon as it is fixed.
+      throw new WaitError(REASON_DEPENDENCY_FAILED, `${displayName(dep)} is ${dep.status.phase}${why}`, DEPENDENCY_RETRY_MS, true);
+    }
     throw new WaitError(REASON_WAITING_FOR_DEPENDENCY, `waiting for ${displayName(dep)} to be ready (${dep.status.phase}${why})`, DEPENDENCY_RETRY_MS);
   }
   return dep;

@@ -17,7 +17,8 @@ import { StatusDraft } from './status-draft.js';
 /** The phase a kind shows when it stalls: it needs the user. */
 export const FAILED_PHASE: Record<Kind, string> = { Provider: 'invalid', Server: 'error', Database: 'error', App: 'failed' };
 
-export type ReconcileOutcome = { ok: true; result: ReconcileResult; becameReady: boolean } | { ok: false; failure: ClassifiedFailure };
+/** `becameReady`/`becameFailed`: what waits on it has something new to see. */
+export type ReconcileOutcome = { ok: true; result: ReconcileResult; becameReady: boolean; becameFailed: boolean } | { ok: false; failure: ClassifiedFailure; becameFailed: boolean };
 
 export async function reconcileResource(ctx: ReconcileContext, resource: AnyStoredResource): Promise<ReconcileOutcome> {
   const draft = new StatusDraft(resource);
@@ -25,15 +26,20 @@ export async function reconcileResource(ctx: ReconcileContext, resource: AnyStor
   let outcome: ReconcileOutcome;
   try {
     const result = await dispatch(ctx, resource, draft);
-    if (result === REMOVED) return { ok: true, result: {}, becameReady: false };
-    outcome = { ok: true, result, becameReady: !wasReady && draft.condition('Ready')?.status === 'True' };
+    if (result === REMOVED) return { ok: true, result: {}, becameReady: false, becameFailed: false };
+    outcome = { ok: true, result, becameReady: !wasReady && draft.condition('Ready')?.status === 'True', becameFailed: becameFailed(resource, draft) };
   } catch (error) {
     const failure = classifyFailure(error);
     recordFailure(ctx, resource, draft, failure);
-    outcome = { ok: false, failure };
+    outcome = { ok: false, failure, becameFailed: becameFailed(resource, draft) };
   }
   if (draft.changed) ctx.store.resources.writeStatus(resource.uid, draft.status);
   return outcome;
+}
+
+function becameFailed(resource: AnyStoredResource, draft: StatusDraft): boolean {
+  const failed = FAILED_PHASE[resource.kind];
+  return draft.status.phase === failed && resource.status.phase !== failed;
 }
 
 function dispatch(ctx: ReconcileContext, r: AnyStoredResource, draft: StatusDraft): Promise<ReconcileResult> {
@@ -56,6 +62,7 @@ function recordFailure(ctx: ReconcileContext, r: AnyStoredResource, draft: Statu
     case 'wait':
       // The Ready condition says what it waits for; an event per waiting resource would only be noise.
       draft.setCondition('Ready', 'False', failure.reason, failure.message);
+      if (failure.failed && r.deletionTimestamp === null) draft.setPhase(FAILED_PHASE[r.kind]);
       return;
     case 'stall':
       if (r.deletionTimestamp === null) draft.setPhase(FAILED_PHASE[r.kind]);

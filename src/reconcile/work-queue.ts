@@ -47,6 +47,13 @@ export class WorkQueue<K> {
     return delay;
   }
 
+  /** Re-adds after the rate limiter's delay for this item (one more failure), at least `floorMs`, never later than `capMs`. */
+  addBackoffCapped(item: K, floorMs: number, capMs: number): number {
+    const delay = Math.min(Math.max(this.limiter.when(item), floorMs), capMs);
+    this.addAfter(item, delay);
+    return delay;
+  }
+
   /** Forgets the item's failures (call on success). */
   forget(item: K): void {
     this.limiter.forget(item);
