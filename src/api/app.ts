@@ -28,6 +28,7 @@ import { eventRoutes } from './routes/event-routes.js';
 import { manifestRoutes, YAML_TYPES } from './routes/manifest-routes.js';
 import { providerRoutes } from './routes/provider-routes.js';
 import { serverRoutes } from './routes/server-routes.js';
+import { reconcileRoutes } from './routes/reconcile-routes.js';
 import { sourceRoutes, sourceWebhookRoutes } from './routes/source-routes.js';
 
 export const BODY_LIMIT = '1mb';
@@ -79,6 +80,7 @@ function v1Router(options: ApiAppOptions): Router {
   router.use(manifestRoutes(options));
   router.use(eventRoutes(options));
   router.use(sourceRoutes(options));
+  router.use(reconcileRoutes(options));
   router.use(notFoundHandler);
   return router;
 }

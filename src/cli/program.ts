@@ -16,6 +16,7 @@ const COMMANDS: ReadonlyArray<readonly [name: string, load: () => Promise<Regist
   ['delete', async () => (await import('./commands/delete.js')).registerDeleteCommand],
   ['get', async () => (await import('./commands/get.js')).registerGetCommand],
   ['logs', async () => (await import('./commands/logs.js')).registerLogsCommand],
+  ['reconcile', async () => (await import('./commands/reconcile.js')).registerReconcileCommand],
   ['serve', async () => (await import('./commands/serve.js')).registerServeCommand],
   ['sandbox-cloud', async () => (await import('./commands/sandbox-cloud.js')).registerSandboxCloudCommand],
   ['users', async () => (await import('./commands/users.js')).registerUsersCommand],

@@ -5,11 +5,11 @@ import { displayName } from '../model/resource.js';
 import { CliError } from './cli-error.js';
 import type { ConvergenceReport } from './convergence.js';
 
-export function reportConvergence(report: ConvergenceReport, verb: 'Apply' | 'Delete'): void {
+export function reportConvergence(report: ConvergenceReport, verb: 'Apply' | 'Delete' | 'Reconcile'): void {
   const states = [...report.states.values()];
   const count = (state: string): number => states.filter((s) => s.state === state).length;
   if (report.ok) {
-    console.log(verb === 'Apply' ? `Apply complete: ${count('ready')} ready.` : `Delete complete: ${count('gone')} deleted.`);
+    console.log(verb === 'Delete' ? `Delete complete: ${count('gone')} deleted.` : `${verb} complete: ${count('ready')} ready.`);
     return;
   }
   const problems = states

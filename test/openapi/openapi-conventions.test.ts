@@ -35,6 +35,7 @@ const EXPECTED_ROUTES = [
   'POST /api/v1/deploy', 'POST /api/v1/manifests', 'GET /api/v1/events',
   'GET /api/v1/sources', 'POST /api/v1/sources', 'GET /api/v1/sources/{id}', 'PATCH /api/v1/sources/{id}', 'DELETE /api/v1/sources/{id}',
   'POST /api/v1/sources/{id}/sync', 'POST /api/v1/sources/{id}/webhook', 'GET /api/v1/operations/{id}', 'GET /api/v1/openapi.json',
+  'POST /api/v1/servers/{id}/reconcile', 'POST /api/v1/databases/{id}/reconcile', 'POST /api/v1/apps/{id}/reconcile',
   'GET /healthz', 'GET /readyz', 'GET /metrics',
 ];
 
