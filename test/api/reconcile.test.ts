@@ -3,7 +3,7 @@
  * the vendor's refusal is looked at again at once (one more reconcile in the controller's
  * metrics), without waiting for the resync or the stall's backoff.
  */
-/* eslint-disable @typescript-eslint/no-explicit-any -- answers are JSON checked by assertions and by the OpenAPI document, not by types */
+/* eslint-disable @typescript-eslint/no-explicit-any, @typescript-eslint/no-unsafe-call -- answers are JSON checked by assertions and by the OpenAPI document, not by types */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startApiServer, type ApiServer } from '../support/api-server.js';
 
