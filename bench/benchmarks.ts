@@ -4,6 +4,7 @@
 import { apiBenchmark } from './api.bench.js';
 import { cliBenchmark } from './cli.bench.js';
 import { applyBenchmark } from './apply.bench.js';
+import { fairnessBenchmark } from './fairness.bench.js';
 import { gitopsBenchmark } from './gitops.bench.js';
 import { kubectlBenchmark } from './kubectl.bench.js';
 import { localBenchmark } from './local.bench.js';
@@ -11,4 +12,4 @@ import { planBenchmark } from './plan.bench.js';
 import { sealBenchmark } from './seal.bench.js';
 import type { Benchmark } from './support/benchmark.js';
 
-export const BENCHMARKS: ReadonlyArray<Benchmark<unknown>> = [cliBenchmark, planBenchmark, applyBenchmark, apiBenchmark, gitopsBenchmark, kubectlBenchmark, localBenchmark, sealBenchmark];
+export const BENCHMARKS: ReadonlyArray<Benchmark<unknown>> = [cliBenchmark, planBenchmark, applyBenchmark, apiBenchmark, gitopsBenchmark, kubectlBenchmark, localBenchmark, sealBenchmark, fairnessBenchmark];
