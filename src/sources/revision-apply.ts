@@ -44,7 +44,7 @@ function checkRevision(store: Store, input: Pick<RevisionInput, 'tenant' | 'owne
     const found = store.resources.find(input.tenant, { kind, namespace, name });
     return found !== undefined && found.deletionTimestamp === null && (found.source !== input.owner || !input.prune);
   };
-  const result = loadManifestSources(input.files, { known });
+  const result = loadManifestSources(input.files, { known, cache: store.manifestCache });
   if (result.errors.length > 0) return { errors: result.errors.map(formatManifestError) };
   const refused = input.owner.startsWith('git:') ? result.manifests.flatMap(hostAccessFromGit) : [];
   if (refused.length > 0) return { errors: refused };

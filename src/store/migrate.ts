@@ -10,6 +10,7 @@ import { IDEMPOTENCY_MIGRATION } from './migrations/004-idempotency.js';
 import { SPEC_VERSION_MIGRATION } from './migrations/005-spec-version.js';
 import { SOURCES_MIGRATION } from './migrations/006-sources.js';
 import { TOMBSTONES_MIGRATION } from './migrations/007-tombstones.js';
+import { MANIFEST_CACHE_MIGRATION } from './migrations/008-manifest-cache.js';
 
 export const MIGRATIONS: readonly string[] = [
   RESOURCES_MIGRATION,
@@ -19,6 +20,7 @@ export const MIGRATIONS: readonly string[] = [
   SPEC_VERSION_MIGRATION,
   SOURCES_MIGRATION,
   TOMBSTONES_MIGRATION,
+  MANIFEST_CACHE_MIGRATION,
 ];
 
 /**
