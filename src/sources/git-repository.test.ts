@@ -6,8 +6,9 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { startGitServer, type GitServer, type GitWorkingCopy } from '../../test/support/git-server.js';
+import { loadGit } from '../git/isomorphic-git.js';
 import { FetchError, GitRepository } from './git-repository.js';
 
 let server: GitServer;
@@ -41,6 +42,30 @@ describe('GitRepository', () => {
     expect(await repository.fetch(repo.url, 'main')).toBe(second);
     expect((await repository.manifestFiles(second, 'deploy'))[0]?.text).toBe('a: 2\n');
     expect((await repository.manifestFiles(first, 'deploy'))[0]?.text).toBe('a: 1\n');
+  });
+
+  it('reads from git only the manifest blobs that changed since the revision read last', async () => {
+    const files = server.createRepository('many', { 'deploy/a.yaml': 'a: 1\n', 'deploy/b.yaml': 'b: 1\n', 'deploy/c.yaml': 'c: 1\n' });
+    const repository = new GitRepository(join(cache, 'many'));
+    const before = await repository.fetch(files.url, 'main');
+    await repository.manifestFiles(before, 'deploy');
+    const after = files.commit({ 'deploy/b.yaml': 'b: 2\n' });
+    await repository.fetch(files.url, 'main');
+    const { git } = await loadGit();
+    const readBlob = vi.spyOn(git, 'readBlob');
+    try {
+      expect(await repository.manifestFiles(after, 'deploy')).toEqual([
+        { file: 'deploy/a.yaml', text: 'a: 1\n' },
+        { file: 'deploy/b.yaml', text: 'b: 2\n' },
+        { file: 'deploy/c.yaml', text: 'c: 1\n' },
+      ]);
+      expect(readBlob).toHaveBeenCalledTimes(1);
+      // and going back reads the old blob again
+      expect((await repository.manifestFiles(before, 'deploy'))[1]).toEqual({ file: 'deploy/b.yaml', text: 'b: 1\n' });
+      expect(readBlob).toHaveBeenCalledTimes(2);
+    } finally {
+      readBlob.mockRestore();
+    }
   });
 
   it('fetches a tag and a commit id', async () => {
