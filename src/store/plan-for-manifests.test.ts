@@ -31,7 +31,7 @@ afterEach(() => {
 describe('planForManifests', () => {
   it('plans against desired state read alone exactly as against full stored resources', () => {
     store.resources.apply('default', 'api', [provider, server('a', 'small'), server('b', 'small'), server('c', 'small'), server('d', 'small', 'other')]);
-    store.resources.apply('default', 'git:1', [{ ...server('e', 'small'), spec: { size: 'small', region: 'eu-1', provider: 'sandbox' } }]);
+    store.resources.apply('default', 'git:1', [{ ...server('e', 'small'), spec: { size: 'small', region: 'eu-1', provider: 'sandbox' } } as AnyManifest]);
     const other = store.tenants.findOrCreate('tenant-2').tenant.id;
     store.resources.apply(other, 'api', [provider, server('a', 'large')]);
     store.resources.requestDeletion('default', 'api', [{ kind: 'Server', namespace: 'default', name: 'c' }]);
