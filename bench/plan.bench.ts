@@ -23,8 +23,9 @@ const FILES = 10;
 const RUNS = 5;
 const PHASE_RUNS = 3;
 const TIMEOUT_MS = 120_000;
-const TARGET_WALL_MS = 1_000;
-const TARGET_RSS_MB = 250;
+/** Issue #11's targets. */
+const TARGET_WALL_MS = 500;
+const TARGET_RSS_MB = 200;
 
 type ScenarioId = 'nothing-applied' | 'no-change' | 'one-change';
 
@@ -255,6 +256,8 @@ function format(result: PlanResult): string[] {
     `  phases: a child script doing the CLI's steps (src/cli/commands/plan.ts) with timers; start = node's startup and loading the modules it needs.`,
     `  "applied": the ${count(total)} resources were written straight into the store with store.resources.apply (${seconds(result.setup.ms)}), not reconciled against a vendor.`,
     `  "one field changed": ${CHANGED_FIELD_NOTE}.`,
+    `  manifest cache: "nothing applied" gets a new data dir each run, so every run parses all files; in the applied data dir the first`,
+    `  no-change run parses and caches them (run 1 above), later runs read them from the cache; "one field changed" parses its one changed file.`,
   );
   return lines;
 }

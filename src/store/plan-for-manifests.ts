@@ -25,8 +25,13 @@ function recordedFromDesired(r: DesiredRecord): PlanRecorded {
   };
 }
 
+/** What a tenant's recorded resources are, as a plan compares them. */
+export function recordedForPlan(store: Store, tenant: string): PlanRecorded[] {
+  return store.resources.listDesired({ tenant }).map(recordedFromDesired);
+}
+
 export function planForManifests(store: Store, manifests: readonly AnyManifest[], options: { prune: boolean; tenant?: string; source?: string }): Plan {
-  const recorded = store.resources.listDesired({ tenant: options.tenant ?? DEFAULT_TENANT }).map(recordedFromDesired);
+  const recorded = recordedForPlan(store, options.tenant ?? DEFAULT_TENANT);
   const stamped = new Map(recorded.flatMap((r) => (r.annotations[REVISION_ANNOTATION] === undefined ? [] : [[resourceKey(r), r.annotations[REVISION_ANNOTATION]] as const])));
   const desired = manifests.map(desiredFromManifest).map((d) => {
     const revision = stamped.get(resourceKey(d));
