@@ -3,7 +3,8 @@
  * a commit id each name the right commit; manifests are read from the commit under a path;
  * credentials are sent when the server asks, and every failure is worded for the user.
  */
-import { mkdtempSync, rmSync } from 'node:fs';
+import { createHash } from 'node:crypto';
+import { mkdtempSync, readdirSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
@@ -66,6 +67,21 @@ describe('GitRepository', () => {
     } finally {
       readBlob.mockRestore();
     }
+  });
+
+  it('fetches only the objects a new commit adds, not the whole repository again', async () => {
+    const big = Object.fromEntries(Array.from({ length: 200 }, (_, i) => [`deploy/f-${i}.yaml`, `n: ${i}\nfiller: ${createHash('sha512').update(String(i)).digest('hex')}\n`]));
+    const remote = server.createRepository('big', big);
+    const gitdir = join(cache, 'big');
+    const repository = new GitRepository(gitdir);
+    await repository.fetch(remote.url, 'main');
+    const packBytes = (): number => readdirSync(join(gitdir, 'objects', 'pack')).filter((f) => f.endsWith('.pack')).reduce((sum, f) => sum + statSync(join(gitdir, 'objects', 'pack', f)).size, 0);
+    const first = packBytes();
+    const next = remote.commit({ 'deploy/f-0.yaml': 'n: changed\n' });
+    expect(await repository.fetch(remote.url, 'main')).toBe(next);
+    // (the new commit and its trees, which list every file: not the 200 blobs again)
+    expect(packBytes() - first).toBeLessThan(first / 4);
+    expect((await repository.manifestFiles(next, 'deploy')).find((f) => f.file === 'deploy/f-0.yaml')?.text).toBe('n: changed\n');
   });
 
   it('fetches a tag and a commit id', async () => {
