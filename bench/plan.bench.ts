@@ -230,7 +230,7 @@ function format(result: PlanResult): string[] {
   const total = fleet.providers + fleet.servers + fleet.databases + fleet.apps;
   const rssKbLimit = (targets.rssMb * 1e6) / 1024;
   const lines = [
-    `plan ${count(total)} resources (target < ${seconds(targets.wallMs, 0)}, < ${targets.rssMb} MB)`,
+    `plan ${count(total)} resources (target < ${seconds(targets.wallMs, 1)}, < ${targets.rssMb} MB)`,
     `  ${count(fleet.providers)} providers · ${count(fleet.servers)} servers · ${count(fleet.databases)} databases · ${count(fleet.apps)} apps in ${fleet.files} files (${megabytes(fleet.bytes / 1024)})`,
     `  ${cell('', 20)}  ${cell('median', 7, 'right')}  ${cell('min', 7, 'right')}  ${cell('peak RSS', 8, 'right')}  ${cell('target', 9)}  in-process phases (median of ${PHASE_RUNS})`,
   ];
