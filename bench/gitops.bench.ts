@@ -26,6 +26,10 @@ const COMMITS = 20;
 const MANIFESTS = 5_000;
 const TARGET_WEBHOOK_P50_MS = 1_000;
 const TARGET_SYNC_MS = 5_000;
+/** Issue #11: a sync of a revision where one file changed parses and validates only that file. */
+const TARGET_ONE_FILE_SYNC_MS = 500;
+/** The git server runs on loopback, which cairn's outbound guard closes unless the operator opens it. */
+const OPEN_LOOPBACK = { CAIRN_ALLOW_PRIVATE_ENDPOINTS: 'true' } as const;
 const READY_TIMEOUT_MS = 60_000;
 const EMAIL = 'bench@example.com';
 const PASSWORD = 'bench password 1234';
@@ -44,7 +48,7 @@ export interface GitopsResult {
   manifests: number;
   firstSyncMs: number;
   oneFileChangedSyncMs: number;
-  targets: { webhookP50Ms: number; syncMs: number };
+  targets: { webhookP50Ms: number; syncMs: number; oneFileChangedSyncMs: number };
 }
 
 function percentile(values: readonly number[], p: number): number {
@@ -88,7 +92,7 @@ async function measureLatency(progress: (line: string) => void): Promise<Latency
   const git = await startGitServer();
   const dataDir = join(root, 'state');
   await addOwner(dataDir, EMAIL, PASSWORD);
-  const serve = await startListening([CAIRN_BIN, 'serve', '--port', '0', '--data-dir', dataDir], { env: { CAIRN_SANDBOX_PROVISION_MS: '0', CAIRN_LOG_LEVEL: 'warn' } });
+  const serve = await startListening([CAIRN_BIN, 'serve', '--port', '0', '--data-dir', dataDir], { env: { CAIRN_SANDBOX_PROVISION_MS: '0', CAIRN_LOG_LEVEL: 'warn', ...OPEN_LOOPBACK } });
   try {
     const token = await signIn(serve.url, EMAIL, PASSWORD);
     const repo: GitWorkingCopy = git.createRepository('infra', { 'deploy/provider.yaml': PROVIDER, 'deploy/web-1.yaml': serverYaml('web-1', 'small') });
@@ -130,6 +134,7 @@ async function measureLatency(progress: (line: string) => void): Promise<Latency
 }
 
 async function measureLargeSync(progress: (line: string) => void): Promise<{ firstMs: number; secondMs: number }> {
+  Object.assign(process.env, OPEN_LOOPBACK);
   const root = mkdtempSync(join(tmpdir(), 'cairn-bench-gitsync-'));
   const git = await startGitServer();
   const store = Store.open(join(root, 'state'));
@@ -164,7 +169,7 @@ async function run(progress: (line: string) => void): Promise<GitopsResult> {
   const sync = await measureLargeSync(progress);
   return {
     commits: COMMITS, latency, manifests: MANIFESTS, firstSyncMs: sync.firstMs, oneFileChangedSyncMs: sync.secondMs,
-    targets: { webhookP50Ms: TARGET_WEBHOOK_P50_MS, syncMs: TARGET_SYNC_MS },
+    targets: { webhookP50Ms: TARGET_WEBHOOK_P50_MS, syncMs: TARGET_SYNC_MS, oneFileChangedSyncMs: TARGET_ONE_FILE_SYNC_MS },
   };
 }
 
@@ -175,7 +180,7 @@ function format(result: GitopsResult): string[] {
     lines.push(`  ${cell(l.trigger, 10)}  p50 ${cell(millis(l.p50Ms), 7, 'right')}  p95 ${cell(millis(l.p95Ms), 7, 'right')}  max ${cell(millis(l.maxMs), 7, 'right')}${check}`);
   }
   lines.push(
-    `  sync of ${count(result.manifests)} manifests (target < ${seconds(result.targets.syncMs, 0)}): first ${seconds(result.firstSyncMs)} ${verdict(result.firstSyncMs, result.targets.syncMs)} · after one file changed ${seconds(result.oneFileChangedSyncMs)}`,
+    `  sync of ${count(result.manifests)} manifests (target < ${seconds(result.targets.syncMs, 0)}): first ${seconds(result.firstSyncMs)} ${verdict(result.firstSyncMs, result.targets.syncMs)} · after one file changed ${seconds(result.oneFileChangedSyncMs)} (target < ${seconds(result.targets.oneFileChangedSyncMs)}) ${verdict(result.oneFileChangedSyncMs, result.targets.oneFileChangedSyncMs)}`,
     '  latency: from the end of `git push` to the source showing the commit and the resized server Ready at its new generation (API polled every 10 ms);',
     '  compiled `cairn serve`, in-process sandbox (provision 0 ms), git http-backend on loopback; sync: fetch + read + validate + one transaction, in this process.',
   );

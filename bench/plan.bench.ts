@@ -23,8 +23,9 @@ const FILES = 10;
 const RUNS = 5;
 const PHASE_RUNS = 3;
 const TIMEOUT_MS = 120_000;
-const TARGET_WALL_MS = 1_000;
-const TARGET_RSS_MB = 250;
+/** Issue #11's targets. */
+const TARGET_WALL_MS = 500;
+const TARGET_RSS_MB = 200;
 
 type ScenarioId = 'nothing-applied' | 'no-change' | 'one-change';
 
@@ -229,7 +230,7 @@ function format(result: PlanResult): string[] {
   const total = fleet.providers + fleet.servers + fleet.databases + fleet.apps;
   const rssKbLimit = (targets.rssMb * 1e6) / 1024;
   const lines = [
-    `plan ${count(total)} resources (target < ${seconds(targets.wallMs, 0)}, < ${targets.rssMb} MB)`,
+    `plan ${count(total)} resources (target < ${seconds(targets.wallMs, 1)}, < ${targets.rssMb} MB)`,
     `  ${count(fleet.providers)} providers · ${count(fleet.servers)} servers · ${count(fleet.databases)} databases · ${count(fleet.apps)} apps in ${fleet.files} files (${megabytes(fleet.bytes / 1024)})`,
     `  ${cell('', 20)}  ${cell('median', 7, 'right')}  ${cell('min', 7, 'right')}  ${cell('peak RSS', 8, 'right')}  ${cell('target', 9)}  in-process phases (median of ${PHASE_RUNS})`,
   ];
@@ -255,6 +256,8 @@ function format(result: PlanResult): string[] {
     `  phases: a child script doing the CLI's steps (src/cli/commands/plan.ts) with timers; start = node's startup and loading the modules it needs.`,
     `  "applied": the ${count(total)} resources were written straight into the store with store.resources.apply (${seconds(result.setup.ms)}), not reconciled against a vendor.`,
     `  "one field changed": ${CHANGED_FIELD_NOTE}.`,
+    `  manifest cache: "nothing applied" gets a new data dir each run, so every run parses all files; in the applied data dir the first`,
+    `  no-change run parses and caches them (run 1 above), later runs read them from the cache; "one field changed" parses its one changed file.`,
   );
   return lines;
 }

@@ -8,9 +8,10 @@
 import { writeFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { readManifests } from '../../src/cli/manifest-input.js';
-import { desiredFromManifest, planChanges, recordedFromStored, type PlanSummary } from '../../src/model/plan.js';
+import { desiredFromManifest, planChanges, type PlanSummary } from '../../src/model/plan.js';
 import { renderPlanJson } from '../../src/model/plan-render-json.js';
 import { DEFAULT_TENANT } from '../../src/model/resource.js';
+import { recordedForPlan } from '../../src/store/plan-for-manifests.js';
 import { Store } from '../../src/store/store.js';
 
 export interface PlanPhases {
@@ -54,8 +55,8 @@ async function main(): Promise<void> {
   const openMs = lap();
   const manifests = await readManifests(files, store);
   const loadMs = lap();
-  // The same steps as planForManifests (src/cli/plan-for-manifests.ts), timed apart.
-  const recorded = store.resources.list({ tenant: DEFAULT_TENANT }).map(recordedFromStored);
+  // The same steps as planForManifests (src/store/plan-for-manifests.ts), timed apart.
+  const recorded = recordedForPlan(store, DEFAULT_TENANT);
   const storeMs = lap();
   const plan = planChanges(manifests.map(desiredFromManifest), recorded, { prune: false });
   const planMs = lap();

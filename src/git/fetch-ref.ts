@@ -50,7 +50,22 @@ export async function fetchRef(request: FetchRequest): Promise<string> {
   }
   const oid = byCommit ? ref.toLowerCase() : fetched.fetchHead;
   if (!oid) throw new FetchError(`${url} is empty: it has no commits`);
+  if (!byCommit) await rememberFetched(git, gitdir, ref, oid);
   return peelToCommit(git, gitdir, cache, oid, url, ref);
+}
+
+/**
+ * Notes what `ref` was fetched as under the name isomorphic-git expands `ref` to (refs/heads/…),
+ * so that the next fetch of it tells the remote what the cache already holds and gets only the
+ * new objects: it looks for its "haves" there, not under refs/remotes/origin/, where it keeps the
+ * fetched ref. Best effort: without it the next fetch downloads everything again, as before.
+ */
+async function rememberFetched(git: Git, gitdir: string, ref: string, oid: string): Promise<void> {
+  try {
+    await git.writeRef({ fs, gitdir, ref: ref.startsWith('refs/') ? ref : `refs/heads/${ref}`, value: oid, force: true });
+  } catch {
+    // a name git refuses as a local ref: fetch everything next time
+  }
 }
 
 function describeFetchFailure(request: FetchRequest, error: unknown): string {

@@ -7,6 +7,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
+import { MemoryManifestCache } from './manifest-cache.js';
 import { formatManifestError } from './manifest-error.js';
 import { readManifestsFast } from './manifest-fast-parser.js';
 import { DEFAULT_MANIFEST_LIMITS } from './manifest-limits.js';
@@ -260,6 +261,29 @@ describe('the fast path of loading', () => {
     );
     // Most files must really take the fast path, or the comparison would prove nothing.
     expect(readFast).toBeGreaterThan(files / 2);
+  });
+
+  it('gives the same from a manifest cache, cold and warm, as the exact path', () => {
+    const cache = new MemoryManifestCache();
+    let hits = 0;
+    const counting = {
+      getMany: (keys: readonly string[]) => {
+        const found = cache.getMany(keys);
+        hits += found.size;
+        return found;
+      },
+      putMany: (entries: ReadonlyMap<string, string>) => cache.putMany(entries),
+    };
+    fc.assert(
+      fc.property(sourcesArbitrary, (sources) => {
+        const exact = seen(loadManifestSourcesExactly(sources));
+        expect(seen(loadManifestSources(sources, { cache: counting }))).toStrictEqual(exact);
+        expect(seen(loadManifestSources(sources, { cache: counting }))).toStrictEqual(exact);
+      }),
+      { numRuns: RUNS },
+    );
+    // The warm loads must really come from the cache, or the comparison would prove nothing.
+    expect(hits).toBeGreaterThan(RUNS / 2);
   });
 
   it('reads the quickstart example on the fast path, positions included', () => {

@@ -18,6 +18,8 @@
  * - no parse tree is kept: each document's line and column come from where js-yaml found its
  *   content, and `locate()` parses the text with `yaml` the first time it is called (the text
  *   itself is kept for that).
+ * With a cache (manifest-cache), a text read before under the same key skips all of that: its
+ * manifests come from the cache, and only the checks across the set run again.
  * The fast result is returned only if all of that succeeds. If anything fails — js-yaml refuses a
  * text, a schema issue, a duplicate name, a missing reference — it is dropped and the whole set
  * goes through the exact path (`yaml`, positions kept, as it always did), so every error,
@@ -29,6 +31,7 @@ import { isKind } from './kinds.js';
 import { compareErrorPositions, formatManifestError, wholeFileError, type ManifestError } from './manifest-error.js';
 import { expandManifestPaths, readManifestFile, readStdinText, type ManifestSource } from './manifest-files.js';
 import { DEFAULT_MANIFEST_LIMITS, formatByteSize, type ManifestLimits } from './manifest-limits.js';
+import { decodeCachedManifests, encodeCachedManifests, manifestCacheKey, type ManifestCacheStore } from './manifest-cache.js';
 import { readManifestsFast } from './manifest-fast-parser.js';
 import { parseManifestText, type LocatedManifest, type ParseResult } from './manifest-parser.js';
 import { checkDuplicateNames, checkReferences, hasMissingReferences, type KnownResource } from './manifest-references.js';
@@ -41,6 +44,8 @@ export interface LoadOptions {
   known?: KnownResource;
   /** Reads stdin for the path `-`; by default process.stdin, up to the file size limit. */
   readStdin?: () => Promise<string | undefined>;
+  /** Where texts read before keep their manifests (see manifest-cache); without one, every text is parsed. */
+  cache?: ManifestCacheStore;
 }
 
 /** The manifests of a set when all of it is valid; otherwise every error and no manifests. */
@@ -67,23 +72,52 @@ function orderErrors(errors: readonly ManifestError[], fileOrder: readonly strin
   return ordered;
 }
 
+/** One text's manifests on the fast path, or undefined unless all of it is valid; a declined text is parsed exactly and kept in `parsed`. */
+function readValidTextFast(source: ManifestSource, limits: ManifestLimits, parsed: Map<ManifestSource, ParseResult>): LocatedManifest[] | undefined {
+  const read = readManifestsFast(source.text, source.file, limits);
+  if ('invalid' in read) return undefined;
+  if ('manifests' in read) return read.manifests;
+  const exact = parseManifestText(source.text, source.file, limits);
+  parsed.set(source, exact);
+  return exact.errors.length > 0 ? undefined : exact.manifests;
+}
+
+/** A text's manifests from its cache entry, or undefined when there is none (or it cannot be read). */
+function readCachedText(entry: string | undefined, source: ManifestSource): LocatedManifest[] | undefined {
+  if (entry === undefined) return undefined;
+  try {
+    return decodeCachedManifests(entry, source.text, source.file);
+  } catch {
+    return undefined;
+  }
+}
+
 /**
  * The manifests of a set on the fast path, or undefined unless all of it is valid (see the module
- * comment). Texts the fast path declines are parsed exactly, and kept in `parsed` for the exact path.
+ * comment). Texts the fast path declines are parsed exactly, and kept in `parsed` for the exact
+ * path. With a cache, a text read before comes from it, and each valid text read now goes into it.
  */
-function loadValidSetFast(sources: readonly ManifestSource[], limits: ManifestLimits, known: KnownResource | undefined, parsed: Map<ManifestSource, ParseResult>): LocatedManifest[] | undefined {
+function loadValidSetFast(sources: readonly ManifestSource[], limits: ManifestLimits, known: KnownResource | undefined, parsed: Map<ManifestSource, ParseResult>, cache: ManifestCacheStore | undefined): LocatedManifest[] | undefined {
+  const keys = cache === undefined ? [] : sources.map((s) => manifestCacheKey(s.text, limits));
+  const hits = cache === undefined ? new Map<string, string>() : cache.getMany(keys);
+  const fresh = new Map<string, string>();
   const manifests: LocatedManifest[] = [];
-  for (const source of sources) {
-    const read = readManifestsFast(source.text, source.file, limits);
-    if ('invalid' in read) return undefined;
-    if ('manifests' in read) {
-      manifests.push(...read.manifests);
-      continue;
+  try {
+    for (const [index, source] of sources.entries()) {
+      const key = keys[index];
+      const cached = readCachedText(key === undefined ? undefined : hits.get(key), source);
+      if (cached !== undefined) {
+        manifests.push(...cached);
+        continue;
+      }
+      const read = readValidTextFast(source, limits, parsed);
+      if (read === undefined) return undefined;
+      manifests.push(...read);
+      const entry = key === undefined ? undefined : encodeCachedManifests(read);
+      if (key !== undefined && entry !== undefined) fresh.set(key, entry);
     }
-    const exact = parseManifestText(source.text, source.file, limits);
-    parsed.set(source, exact);
-    if (exact.errors.length > 0) return undefined;
-    manifests.push(...exact.manifests);
+  } finally {
+    if (fresh.size > 0) cache?.putMany(fresh);
   }
   if (checkDuplicateNames(manifests).length > 0 || hasMissingReferences(manifests, known)) return undefined;
   return manifests;
@@ -118,7 +152,7 @@ export function loadManifestSourcesExactly(sources: readonly ManifestSource[], o
  */
 export function loadManifestSources(sources: readonly ManifestSource[], options: LoadOptions = {}): LoadResult {
   const parsed = new Map<ManifestSource, ParseResult>();
-  const manifests = loadValidSetFast(sources, options.limits ?? DEFAULT_MANIFEST_LIMITS, options.known, parsed);
+  const manifests = loadValidSetFast(sources, options.limits ?? DEFAULT_MANIFEST_LIMITS, options.known, parsed, options.cache);
   return manifests !== undefined ? { manifests, errors: [] } : loadManifestSourcesExactly(sources, options, parsed);
 }
 

@@ -3,11 +3,13 @@
  * a commit id each name the right commit; manifests are read from the commit under a path;
  * credentials are sent when the server asks, and every failure is worded for the user.
  */
-import { mkdtempSync, rmSync } from 'node:fs';
+import { createHash } from 'node:crypto';
+import { mkdtempSync, readdirSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { startGitServer, type GitServer, type GitWorkingCopy } from '../../test/support/git-server.js';
+import { loadGit } from '../git/isomorphic-git.js';
 import { FetchError, GitRepository } from './git-repository.js';
 
 let server: GitServer;
@@ -41,6 +43,45 @@ describe('GitRepository', () => {
     expect(await repository.fetch(repo.url, 'main')).toBe(second);
     expect((await repository.manifestFiles(second, 'deploy'))[0]?.text).toBe('a: 2\n');
     expect((await repository.manifestFiles(first, 'deploy'))[0]?.text).toBe('a: 1\n');
+  });
+
+  it('reads from git only the manifest blobs that changed since the revision read last', async () => {
+    const files = server.createRepository('many', { 'deploy/a.yaml': 'a: 1\n', 'deploy/b.yaml': 'b: 1\n', 'deploy/c.yaml': 'c: 1\n' });
+    const repository = new GitRepository(join(cache, 'many'));
+    const before = await repository.fetch(files.url, 'main');
+    await repository.manifestFiles(before, 'deploy');
+    const after = files.commit({ 'deploy/b.yaml': 'b: 2\n' });
+    await repository.fetch(files.url, 'main');
+    const { git } = await loadGit();
+    const readBlob = vi.spyOn(git, 'readBlob');
+    try {
+      expect(await repository.manifestFiles(after, 'deploy')).toEqual([
+        { file: 'deploy/a.yaml', text: 'a: 1\n' },
+        { file: 'deploy/b.yaml', text: 'b: 2\n' },
+        { file: 'deploy/c.yaml', text: 'c: 1\n' },
+      ]);
+      expect(readBlob).toHaveBeenCalledTimes(1);
+      // and going back reads the old blob again
+      expect((await repository.manifestFiles(before, 'deploy'))[1]).toEqual({ file: 'deploy/b.yaml', text: 'b: 1\n' });
+      expect(readBlob).toHaveBeenCalledTimes(2);
+    } finally {
+      readBlob.mockRestore();
+    }
+  });
+
+  it('fetches only the objects a new commit adds, not the whole repository again', async () => {
+    const big = Object.fromEntries(Array.from({ length: 200 }, (_, i) => [`deploy/f-${i}.yaml`, `n: ${i}\nfiller: ${createHash('sha512').update(String(i)).digest('hex')}\n`]));
+    const remote = server.createRepository('big', big);
+    const gitdir = join(cache, 'big');
+    const repository = new GitRepository(gitdir);
+    await repository.fetch(remote.url, 'main');
+    const packBytes = (): number => readdirSync(join(gitdir, 'objects', 'pack')).filter((f) => f.endsWith('.pack')).reduce((sum, f) => sum + statSync(join(gitdir, 'objects', 'pack', f)).size, 0);
+    const first = packBytes();
+    const next = remote.commit({ 'deploy/f-0.yaml': 'n: changed\n' });
+    expect(await repository.fetch(remote.url, 'main')).toBe(next);
+    // (the new commit and its trees, which list every file: not the 200 blobs again)
+    expect(packBytes() - first).toBeLessThan(first / 4);
+    expect((await repository.manifestFiles(next, 'deploy')).find((f) => f.file === 'deploy/f-0.yaml')?.text).toBe('n: changed\n');
   });
 
   it('fetches a tag and a commit id', async () => {

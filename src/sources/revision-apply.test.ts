@@ -42,6 +42,21 @@ describe('applyRevision', () => {
     expect(store.resources.find('default', { kind: 'Server', namespace: 'default', name: 'a' })?.source).toBe(owner);
   });
 
+  it('writes only what changed: the same fields in another order are unchanged, a deletion under way is undone', () => {
+    const reordered = `apiVersion: cairn.dev/v1\nkind: Server\nmetadata:\n  name: b\nspec:\n  size: small\n  region: eu-1\n  provider: sandbox\n`;
+    applyRevision(store, { tenant: 'default', owner, revision: 'r1', prune: true, files: [{ file: 'p.yaml', text: provider }, { file: 's.yaml', text: `${server('a')}---\n${server('b')}---\n${server('c')}` }] });
+    const versionOf = (name: string): number | undefined => store.resources.find('default', { kind: 'Server', namespace: 'default', name })?.resourceVersion;
+    const before = { a: versionOf('a'), b: versionOf('b') };
+    store.resources.requestDeletion('default', owner, [{ kind: 'Server', namespace: 'default', name: 'c' }]);
+    const second = applyRevision(store, { tenant: 'default', owner, revision: 'r2', prune: true, files: [{ file: 'p.yaml', text: provider }, { file: 's.yaml', text: `${server('a')}---\n${reordered}---\n${server('c')}` }] });
+    expect(second).toMatchObject({ status: 'applied', created: 0, updated: 1, unchanged: 3, resources: 4 });
+    expect({ a: versionOf('a'), b: versionOf('b') }).toEqual(before);
+    const c = store.resources.find('default', { kind: 'Server', namespace: 'default', name: 'c' });
+    expect(c?.deletionTimestamp).toBeNull();
+    expect(c?.annotations[REVISION_ANNOTATION]).toBe('r2');
+    expect(store.resources.find('default', { kind: 'Server', namespace: 'default', name: 'b' })?.annotations[REVISION_ANNOTATION]).toBe('r1');
+  });
+
   it("refuses a git source's Provider that would reach cairn's host, with file:line, and writes nothing", () => {
     const local = 'apiVersion: cairn.dev/v1\nkind: Provider\nmetadata:\n  name: here\nspec:\n  vendor: local\n';
     const fromEnv = 'apiVersion: cairn.dev/v1\nkind: Provider\nmetadata:\n  name: leak\nspec:\n  vendor: sandbox\n  credentialsRef:\n    env: CAIRN_MASTER_KEY\n';

@@ -10,9 +10,10 @@ import { ConflictError } from '../model/errors.js';
 import { formatManifestError } from '../model/manifest-error.js';
 import { loadManifestSources, type ManifestSource } from '../model/manifest-loader.js';
 import type { LocatedManifest } from '../model/manifest-parser.js';
-import { displayName, resourceKey, REVISION_ANNOTATION, type AnyManifest, type AnyStoredResource } from '../model/resource.js';
+import { displayName, resourceKey, REVISION_ANNOTATION, type AnyManifest } from '../model/resource.js';
 import { LOCAL_VENDOR } from '../security/host-access.js';
 import type { SourceConflict } from '../store/sources.js';
+import type { DesiredRecord } from '../store/resources.js';
 import type { Store } from '../store/store.js';
 
 export interface RevisionInput {
@@ -44,7 +45,7 @@ function checkRevision(store: Store, input: Pick<RevisionInput, 'tenant' | 'owne
     const found = store.resources.find(input.tenant, { kind, namespace, name });
     return found !== undefined && found.deletionTimestamp === null && (found.source !== input.owner || !input.prune);
   };
-  const result = loadManifestSources(input.files, { known });
+  const result = loadManifestSources(input.files, { known, cache: store.manifestCache });
   if (result.errors.length > 0) return { errors: result.errors.map(formatManifestError) };
   const refused = input.owner.startsWith('git:') ? result.manifests.flatMap(hostAccessFromGit) : [];
   if (refused.length > 0) return { errors: refused };
@@ -77,17 +78,31 @@ function withoutRevision(annotations: Record<string, string> | undefined): Recor
   return rest;
 }
 
+/** Whether two JSON values are equal: the same text (as written from the same YAML), else equal once keys are sorted. */
+function sameJson(storedText: string, value: unknown): boolean {
+  return JSON.stringify(value) === storedText || jsonEqual(JSON.parse(storedText), value);
+}
+
 /** The manifest as written: stamped with this revision, or with the one that set it if nothing changed since. */
-function stamped(manifest: AnyManifest, existing: AnyStoredResource | undefined, revision: string): AnyManifest {
+function stamped(manifest: AnyManifest, existing: DesiredRecord | undefined, revision: string): AnyManifest {
   const annotations = withoutRevision(manifest.metadata.annotations);
-  const unchanged =
+  let setBy = revision;
+  if (existing !== undefined && existing.deletionTimestamp === null && sameJson(existing.spec, manifest.spec) && sameJson(existing.labels, manifest.metadata.labels ?? {})) {
+    const stored = JSON.parse(existing.annotations) as Record<string, string>;
+    if (jsonEqual(withoutRevision(stored), annotations)) setBy = stored[REVISION_ANNOTATION] ?? revision;
+  }
+  return { ...manifest, metadata: { ...manifest.metadata, annotations: { ...annotations, [REVISION_ANNOTATION]: setBy } } };
+}
+
+/** Whether writing `manifest` over `existing` would change nothing (what the store's apply calls `unchanged`). */
+function writesNothing(manifest: AnyManifest, existing: DesiredRecord | undefined): boolean {
+  return (
     existing !== undefined &&
     existing.deletionTimestamp === null &&
-    jsonEqual(existing.spec, manifest.spec) &&
-    jsonEqual(existing.labels, manifest.metadata.labels ?? {}) &&
-    jsonEqual(withoutRevision(existing.annotations), annotations);
-  const setBy = unchanged ? (existing.annotations[REVISION_ANNOTATION] ?? revision) : revision;
-  return { ...manifest, metadata: { ...manifest.metadata, annotations: { ...annotations, [REVISION_ANNOTATION]: setBy } } };
+    sameJson(existing.spec, manifest.spec) &&
+    sameJson(existing.labels, manifest.metadata.labels ?? {}) &&
+    sameJson(existing.annotations, manifest.metadata.annotations ?? {})
+  );
 }
 
 /** Applies a revision all or nothing (see the module comment). Never throws for bad input: the outcome says why. */
@@ -99,7 +114,13 @@ export function applyRevision(store: Store, input: RevisionInput): RevisionOutco
     return store.transaction((): RevisionOutcome => {
       const stale = input.staleBecause?.();
       if (stale !== undefined) return { status: 'stale', reason: stale };
-      const existing = manifests.map((m) => store.resources.find(input.tenant, { kind: m.kind, namespace: m.metadata.namespace ?? 'default', name: m.metadata.name }));
+      // This owner's resources in one read; only names it does not hold yet are looked up one by one.
+      const own = store.resources.listDesired({ tenant: input.tenant, source: input.owner });
+      const ownByKey = new Map(own.map((r) => [resourceKey(r), r]));
+      const existing = manifests.map((m) => {
+        const ref = { kind: m.kind, namespace: m.metadata.namespace ?? 'default', name: m.metadata.name };
+        return ownByKey.get(resourceKey(ref)) ?? store.resources.find(input.tenant, ref);
+      });
       const conflicts: SourceConflict[] = [];
       existing.forEach((found) => {
         if (found && found.source !== input.owner) {
@@ -113,17 +134,21 @@ export function applyRevision(store: Store, input: RevisionInput): RevisionOutco
           errors: conflicts.map((c) => `${displayName({ kind: c.kind as AnyManifest['kind'], namespace: c.namespace, name: c.name })} is owned by ${c.owner}; this source may not take it over (remove it here or there)`),
         };
       }
-      const toWrite = manifests.map((m, i) => stamped(m, existing[i], input.revision));
+      // Only what changes goes to the store's apply, which would find the rest unchanged one by one.
+      const ownExisting = existing.map((found) => (found === undefined ? undefined : ownByKey.get(resourceKey(found))));
+      const stampedAll = manifests.map((m, i) => stamped(m, ownExisting[i], input.revision));
+      const toWrite = stampedAll.filter((m, i) => !writesNothing(m, ownExisting[i]));
+      const unchanged = stampedAll.length - toWrite.length;
       const outcome = toWrite.length > 0 ? store.resources.apply(input.tenant, input.owner, toWrite) : { results: [] };
       const declared = new Set(manifests.map((m) => resourceKey({ kind: m.kind, namespace: m.metadata.namespace, name: m.metadata.name })));
-      const gone = store.resources.list({ tenant: input.tenant, source: input.owner }).filter((r) => r.deletionTimestamp === null && !declared.has(resourceKey(r)));
+      const gone = own.filter((r) => r.deletionTimestamp === null && !declared.has(resourceKey(r)));
       if (input.prune && gone.length > 0) store.resources.requestDeletion(input.tenant, input.owner, gone);
       const count = (action: string): number => outcome.results.filter((r) => r.action === action).length;
       return {
         status: 'applied',
         created: count('created'),
         updated: count('updated') + count('restored'),
-        unchanged: count('unchanged'),
+        unchanged: unchanged + count('unchanged'),
         pruned: input.prune ? gone.map(displayName) : [],
         orphans: input.prune ? [] : gone.map(displayName),
         resources: manifests.length,

@@ -11,6 +11,7 @@ import { SPEC_VERSION_MIGRATION } from './migrations/005-spec-version.js';
 import { SOURCES_MIGRATION } from './migrations/006-sources.js';
 import { TOMBSTONES_MIGRATION } from './migrations/007-tombstones.js';
 import { EVENT_AGGREGATION_MIGRATION } from './migrations/008-event-aggregation.js';
+import { MANIFEST_CACHE_MIGRATION } from './migrations/009-manifest-cache.js';
 
 export const MIGRATIONS: readonly string[] = [
   RESOURCES_MIGRATION,
@@ -21,6 +22,7 @@ export const MIGRATIONS: readonly string[] = [
   SOURCES_MIGRATION,
   TOMBSTONES_MIGRATION,
   EVENT_AGGREGATION_MIGRATION,
+  MANIFEST_CACHE_MIGRATION,
 ];
 
 /**

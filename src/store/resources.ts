@@ -42,6 +42,19 @@ export interface ResourceSignal {
   wakes: number;
 }
 
+/** A resource's desired state as stored: labels, annotations and spec are JSON text. */
+export interface DesiredRecord {
+  uid: string;
+  kind: Kind;
+  namespace: string;
+  name: string;
+  labels: string;
+  annotations: string;
+  spec: string;
+  source: string;
+  deletionTimestamp: string | null;
+}
+
 export type ApplyAction = 'created' | 'updated' | 'unchanged' | 'restored';
 
 export interface ApplyOutcome {
@@ -93,6 +106,21 @@ export class Resources {
       .get(`SELECT ${RESOURCE_COLUMNS} FROM ${RESOURCE_FROM} WHERE ${where.join(' AND ')} ORDER BY r.kind, r.namespace, r.name`)
       .all(filter) as ResourceRow[];
     return rows.map(rowToResource);
+  }
+
+  /**
+   * The desired state of a tenant's resources (of one source, when named), without status, its
+   * labels, annotations and spec as the JSON text stored: what a plan or a sync compares, read
+   * without the status join or parsing anything per row. Ordered like `list`.
+   */
+  listDesired(filter: { tenant: string; source?: string }): DesiredRecord[] {
+    const where = filter.source === undefined ? 'tenant = @tenant' : 'tenant = @tenant AND source = @source';
+    return this.sql
+      .get(
+        `SELECT uid, kind, namespace, name, labels, annotations, spec, source, deletion_timestamp AS deletionTimestamp
+         FROM resources WHERE ${where} ORDER BY kind, namespace, name`,
+      )
+      .all(filter) as DesiredRecord[];
   }
 
   /** A page of a tenant's resources of one kind, oldest first (keyset on creation time and uid). */

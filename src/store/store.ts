@@ -15,6 +15,7 @@ import { AuditLog } from './audit-log.js';
 import { EventLog } from './events.js';
 import { IdempotencyKeys } from './idempotency-keys.js';
 import { Leases } from './lease.js';
+import { ManifestCache } from './manifest-cache.js';
 import { rotateMasterKey, type MasterKeyRotation, type RotationOptions } from './master-key-rotation.js';
 import { PendingOperations } from './operations.js';
 import { ResourceHistory } from './resource-history.js';
@@ -62,6 +63,8 @@ export class Store {
   readonly auditLog: AuditLog;
   /** Git sources: where manifests come from and what their last sync found. */
   readonly sources: GitSources;
+  /** The parsed manifests of YAML texts read before, so that unchanged files are not parsed again. */
+  readonly manifestCache: ManifestCache;
 
   private constructor(
     private readonly db: Database.Database,
@@ -88,6 +91,7 @@ export class Store {
     this.signingKeys = new SigningKeys(db, this.secrets);
     this.auditLog = new AuditLog(db);
     this.sources = new GitSources(db, this.secrets);
+    this.manifestCache = new ManifestCache(db);
   }
 
   static open(dataDir: string, options: StoreOptions = {}): Store {
