@@ -23,7 +23,7 @@ import { EncryptedSecrets } from './secrets.js';
 import { AuthSessions } from './sessions.js';
 import { GitSources } from './sources.js';
 import { SigningKeys } from './signing-keys.js';
-import { openSqlite } from './sqlite.js';
+import { durabilitySettings, openSqlite, type DurabilitySettings } from './sqlite.js';
 import { Tenants } from './tenants.js';
 import { Users } from './users.js';
 
@@ -108,6 +108,11 @@ export class Store {
   /** Runs `work` in one write transaction: everything it writes lands together or not at all. */
   transaction<T>(work: () => T): T {
     return this.db.transaction(work).immediate();
+  }
+
+  /** The journal mode and fsync level the store's connection runs with, as SQLite reports them. */
+  durability(): DurabilitySettings {
+    return durabilitySettings(this.db);
   }
 
   /** True when the state file answers a write (for readiness checks). */
