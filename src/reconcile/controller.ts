@@ -147,6 +147,7 @@ export class Controller {
     await Promise.all(this.workerLoops.splice(0));
     await this.drivers.close();
     this.store.leases.release(LEASE_NAME, this.holderId);
+    this.store.commits.commitNow(); // what the workers wrote is durable before stop() returns
   }
 
   private async work(): Promise<void> {
@@ -176,6 +177,9 @@ export class Controller {
     const started = performance.now();
     try {
       if (!this.running) return;
+      // The reconcile's writes join the open commit group (one fsync for many workers); its
+      // vendor calls wait for that group's commit first (durable-drivers.ts).
+      this.store.commits.begin();
       const outcome = await reconcileResource(this.context, resource);
       this.options.onReconciled?.(resource, outcome, performance.now() - started);
       this.schedule(resource, outcome);

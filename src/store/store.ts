@@ -8,6 +8,7 @@ import { loadKeyring, type LoadedKeyring } from '../secrets/keyring.js';
 import { SealedFileDirectory, sealedBackupsDir } from '../secrets/sealed-files.js';
 import { Actions } from './actions.js';
 import { Backups, type WakeResource } from './backups.js';
+import { CommitGroup } from './commit-group.js';
 import { Deployments } from './deployments.js';
 import { ApiTokens } from './api-tokens.js';
 import { AppliedConfigurations } from './applied-configurations.js';
@@ -62,6 +63,11 @@ export class Store {
   readonly auditLog: AuditLog;
   /** Git sources: where manifests come from and what their last sync found. */
   readonly sources: GitSources;
+  /**
+   * Groups the reconcile loop's writes into one commit every few milliseconds; what must be
+   * durable before cairn acts on it waits for `commits.committed()` (see commit-group.ts).
+   */
+  readonly commits: CommitGroup;
 
   private constructor(
     private readonly db: Database.Database,
@@ -88,6 +94,7 @@ export class Store {
     this.signingKeys = new SigningKeys(db, this.secrets);
     this.auditLog = new AuditLog(db);
     this.sources = new GitSources(db, this.secrets);
+    this.commits = new CommitGroup(db);
   }
 
   static open(dataDir: string, options: StoreOptions = {}): Store {
@@ -125,7 +132,10 @@ export class Store {
     }
   }
 
+  /** Commits an open commit group, then closes the state file. */
   close(): void {
-    if (this.db.open) this.db.close();
+    if (!this.db.open) return;
+    this.commits.commitNow();
+    this.db.close();
   }
 }
