@@ -5,11 +5,12 @@
  */
 import type { Kind } from '../model/kinds.js';
 import { referencesOf } from '../model/references.js';
-import { displayName, resourceKey, type AnyStoredResource } from '../model/resource.js';
+import { displayName, type AnyStoredResource } from '../model/resource.js';
 import { REASON_WAITING_FOR_DEPENDENCY } from '../reconcile/dependencies.js';
 import { FAILED_PHASE } from '../reconcile/reconcile-resource.js';
 import { isReadyAt } from '../reconcile/status-draft.js';
 import type { Store } from '../store/store.js';
+import { ResourceSnapshot } from './resource-snapshot.js';
 
 export interface ConvergenceTarget {
   uid: string;
@@ -56,17 +57,13 @@ function describe(r: AnyStoredResource): string {
   return message ? `${r.status.phase}: ${message}` : r.status.phase;
 }
 
-/** The state of each target now. */
-export function assess(store: Store, targets: readonly ConvergenceTarget[], observed?: (uid: string) => boolean): ConvergenceReport['states'] {
+/** The state of each target in `snapshot` (refreshed by the caller). */
+export function assess(snapshot: ResourceSnapshot, targets: readonly ConvergenceTarget[], observed?: (uid: string) => boolean): ConvergenceReport['states'] {
   const states: ConvergenceReport['states'] = new Map();
-  // One read of each tenant's resources per round, rather than one query per target.
-  const all = [...new Set(targets.map((t) => t.tenant))].flatMap((tenant) => store.resources.list({ tenant }));
-  const current = new Map(all.map((r) => [r.uid, r]));
-  const byName = new Map(all.map((r) => [`${r.tenant}/${resourceKey(r)}`, r]));
-  const lookup = (tenant: string, ref: { kind: Kind; namespace: string; name: string }): AnyStoredResource | undefined => byName.get(`${tenant}/${resourceKey(ref)}`);
+  const lookup = (tenant: string, ref: { kind: Kind; namespace: string; name: string }): AnyStoredResource | undefined => snapshot.find(tenant, ref);
   const isFailed = (r: AnyStoredResource | undefined): boolean => r !== undefined && failed(r);
   for (const target of targets) {
-    const r = current.get(target.uid);
+    const r = snapshot.get(target.uid);
     if (!r) {
       states.set(target.uid, { target, state: target.deleting ? 'gone' : 'failed', detail: target.deleting ? 'deleted' : 'no longer exists' });
       continue;
@@ -109,10 +106,13 @@ function failedDependency(
 export async function followConvergence(store: Store, targets: readonly ConvergenceTarget[], options: FollowOptions): Promise<ConvergenceReport> {
   const deadline = Date.now() + options.timeoutMs;
   const printed = new Map<string, string>();
+  // Each round reads only what was written since the last one, not every resource again.
+  const snapshot = new ResourceSnapshot(store, new Set(targets.map((t) => t.tenant)));
   for (;;) {
     if (options.cancelled?.()) return { ok: false, timedOut: true, states: new Map() };
     options.onTick?.();
-    const states = assess(store, targets, options.observed);
+    snapshot.refresh();
+    const states = assess(snapshot, targets, options.observed);
     for (const { target, state, detail } of states.values()) {
       const line = `${displayName(target)}: ${state === 'gone' ? 'deleted' : detail}`;
       if (printed.get(target.uid) !== line) {

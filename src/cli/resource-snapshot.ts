@@ -1,0 +1,66 @@
+/**
+ * @module Some tenants' resources as of the last refresh, for following an apply round after
+ * round: the first refresh reads them all, every later one only what was written or removed
+ * since (the store's revision and its tombstones), so a round costs what changed, not the fleet.
+ */
+import type { Kind } from '../model/kinds.js';
+import { resourceKey, type AnyStoredResource } from '../model/resource.js';
+import type { Store } from '../store/store.js';
+
+export class ResourceSnapshot {
+  private readonly byUid = new Map<string, AnyStoredResource>();
+  private readonly byName = new Map<string, AnyStoredResource>();
+  /** The store revision this snapshot is complete up to; -1 before the first refresh. */
+  private revision = -1;
+
+  constructor(private readonly store: Store, private readonly tenants: ReadonlySet<string>) {}
+
+  /** Reads what changed since the last refresh (everything, the first time or when tombstones were pruned past it). */
+  refresh(): void {
+    if (this.revision < 0 || this.store.history.prunedThrough() > this.revision) {
+      this.reload();
+      return;
+    }
+    let revision = this.revision;
+    for (const r of this.store.resources.changedSince(this.revision)) {
+      revision = Math.max(revision, r.resourceVersion);
+      if (!this.tenants.has(r.tenant)) continue;
+      this.byUid.set(r.uid, r);
+      this.byName.set(nameKey(r.tenant, r), r);
+    }
+    for (const removed of this.store.resources.removedSince(this.revision)) {
+      revision = Math.max(revision, removed.revision);
+      const gone = this.byUid.get(removed.uid);
+      if (!gone) continue;
+      this.byUid.delete(removed.uid);
+      if (this.byName.get(nameKey(gone.tenant, gone)) === gone) this.byName.delete(nameKey(gone.tenant, gone));
+    }
+    this.revision = revision;
+  }
+
+  get(uid: string): AnyStoredResource | undefined {
+    return this.byUid.get(uid);
+  }
+
+  find(tenant: string, ref: { kind: Kind; namespace: string; name: string }): AnyStoredResource | undefined {
+    return this.byName.get(nameKey(tenant, ref));
+  }
+
+  private reload(): void {
+    // The revision first: whatever is written meanwhile is read again next time, never missed.
+    const revision = this.store.resources.revision();
+    this.byUid.clear();
+    this.byName.clear();
+    for (const tenant of this.tenants) {
+      for (const r of this.store.resources.list({ tenant })) {
+        this.byUid.set(r.uid, r);
+        this.byName.set(nameKey(tenant, r), r);
+      }
+    }
+    this.revision = revision;
+  }
+}
+
+function nameKey(tenant: string, ref: { kind: Kind; namespace: string; name: string }): string {
+  return `${tenant}/${resourceKey(ref)}`;
+}
