@@ -12,6 +12,7 @@ import type { Store } from '../store/store.js';
 import type { LeaseHolder } from '../store/lease.js';
 import type { ReconcileContext } from './context.js';
 import { type DriverPool, driverPoolFor } from './driver-pool.js';
+import { dependencyKey } from './dependencies.js';
 import { defaultControllerRateLimiter } from './rate-limiter.js';
 import { reconcileResource, type ReconcileOutcome } from './reconcile-resource.js';
 import { KeyedSemaphores } from './semaphore.js';
@@ -56,8 +57,12 @@ export class Controller {
   private readonly perProvider: KeyedSemaphores;
   /** Per resource, what the feed last saw of what makes it worth a reconcile. */
   private readonly seen = new Map<string, { generation: number; deleting: boolean; annotations: string; wakes: number }>();
-  /** Resources whose last reconcile waited for another (a dependency, or dependents to go). */
+  /** Resources whose last reconcile waited for something other than one named resource (dependents to go, a password). */
   private readonly waiting = new Set<string>();
+  /** Resources whose last reconcile waited for one resource to be Ready, by that resource's dependencyKey. */
+  private readonly waitingOn = new Map<string, Set<string>>();
+  /** The dependencyKey each resource of `waitingOn` waits for. */
+  private readonly waitsFor = new Map<string, string>();
   private readonly context: ReconcileContext;
   private readonly workerLoops: Promise<void>[] = [];
   /** Kinds of the resources queued at the last `queueDepthByKind` (a uid's kind never changes). */
@@ -167,7 +172,7 @@ export class Controller {
     if (!resource) {
       this.queue.forget(uid);
       this.seen.delete(uid);
-      this.waiting.delete(uid);
+      this.stopWaiting(uid);
       return;
     }
     const kindSlot = this.perKind.get(resource.kind);
@@ -189,19 +194,59 @@ export class Controller {
     }
   }
 
-  /** Queues every waiter once; each joins the set again if it still has to wait. */
+  /** Queues every waiter once; each waits again if it still has to. */
   private wakeWaiting(): void {
     for (const waiter of this.waiting) this.queue.add(waiter);
     this.waiting.clear();
+    for (const waiter of this.waitsFor.keys()) this.queue.add(waiter);
+    this.waitingOn.clear();
+    this.waitsFor.clear();
+  }
+
+  /**
+   * `resource` became Ready: queues what waits for it by name and the waiters for no one
+   * resource — not every waiter, which made each Ready cost a reconcile of all of them.
+   */
+  private wakeDependentsOf(resource: AnyStoredResource): void {
+    const key = dependencyKey(resource.tenant, resource);
+    for (const waiter of this.waitingOn.get(key) ?? []) {
+      this.queue.add(waiter);
+      this.waitsFor.delete(waiter);
+    }
+    this.waitingOn.delete(key);
+    for (const waiter of this.waiting) this.queue.add(waiter);
+    this.waiting.clear();
+  }
+
+  private startWaiting(uid: string, waitsFor: string | undefined): void {
+    this.stopWaiting(uid);
+    if (waitsFor === undefined) {
+      this.waiting.add(uid);
+      return;
+    }
+    this.waitsFor.set(uid, waitsFor);
+    let waiters = this.waitingOn.get(waitsFor);
+    if (!waiters) this.waitingOn.set(waitsFor, (waiters = new Set()));
+    waiters.add(uid);
+  }
+
+  private stopWaiting(uid: string): void {
+    this.waiting.delete(uid);
+    const key = this.waitsFor.get(uid);
+    if (key === undefined) return;
+    this.waitsFor.delete(uid);
+    const waiters = this.waitingOn.get(key);
+    waiters?.delete(uid);
+    if (waiters?.size === 0) this.waitingOn.delete(key);
   }
 
   private schedule(resource: AnyStoredResource, outcome: ReconcileOutcome): void {
     const uid = resource.uid;
     if (outcome.ok) {
       this.queue.forget(uid);
-      this.waiting.delete(uid);
-      // Something became usable: whatever waits for a dependency looks again now, not after its retry delay.
-      if (outcome.becameReady) this.wakeWaiting();
+      this.stopWaiting(uid);
+      // Something became usable: whatever waits for it looks again now, not after its retry delay.
+      if (outcome.becameReady) this.wakeDependentsOf(resource);
       if (outcome.result.requeueAfterMs !== undefined) this.queue.addAfter(uid, outcome.result.requeueAfterMs);
       return;
     }
@@ -210,7 +255,7 @@ export class Controller {
         this.queue.forget(uid); // until its spec changes (the feed re-queues it then)
         return;
       case 'wait':
-        this.waiting.add(uid);
+        this.startWaiting(uid, outcome.failure.waitsFor);
         this.queue.forget(uid);
         this.queue.addAfter(uid, outcome.failure.retryAfterMs);
         return;

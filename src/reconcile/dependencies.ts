@@ -12,11 +12,17 @@ export const REASON_WAITING_FOR_DEPENDENTS = 'WaitingForDependents';
 
 const DEPENDENCY_RETRY_MS = 5_000;
 
+/** Names one resource across tenants, for the controller's index of who waits for whom. */
+export function dependencyKey(tenant: string, ref: { kind: Kind; namespace: string; name: string }): string {
+  return `${tenant}/${ref.kind}/${ref.namespace}/${ref.name}`;
+}
+
 /** The named resource of the same tenant and namespace, whatever its state; waits if it does not exist. */
 export function findDependency<K extends Kind>(ctx: ReconcileContext, owner: AnyStoredResource, kind: K, name: string): StoredResource<K> {
   const found = ctx.store.resources.find(owner.tenant, { kind, namespace: owner.namespace, name });
   if (!found) {
-    throw new WaitError(REASON_WAITING_FOR_DEPENDENCY, `waiting for ${displayName({ kind, namespace: owner.namespace, name })}, which does not exist`, DEPENDENCY_RETRY_MS);
+    const ref = { kind, namespace: owner.namespace, name };
+    throw new WaitError(REASON_WAITING_FOR_DEPENDENCY, `waiting for ${displayName(ref)}, which does not exist`, DEPENDENCY_RETRY_MS, dependencyKey(owner.tenant, ref));
   }
   return found;
 }
@@ -29,12 +35,12 @@ export function findDependency<K extends Kind>(ctx: ReconcileContext, owner: Any
 export function requireReady<K extends Kind>(ctx: ReconcileContext, owner: AnyStoredResource, kind: K, name: string): StoredResource<K> {
   const dep = findDependency(ctx, owner, kind, name);
   if (dep.deletionTimestamp !== null) {
-    throw new WaitError(REASON_WAITING_FOR_DEPENDENCY, `waiting for ${displayName(dep)}, which is being deleted`, DEPENDENCY_RETRY_MS);
+    throw new WaitError(REASON_WAITING_FOR_DEPENDENCY, `waiting for ${displayName(dep)}, which is being deleted`, DEPENDENCY_RETRY_MS, dependencyKey(dep.tenant, dep));
   }
   if (dep.status.conditions.find((c) => c.type === 'Ready')?.status !== 'True') {
     const ready = dep.status.conditions.find((c) => c.type === 'Ready');
     const why = ready?.message ? `: ${ready.message}` : '';
-    throw new WaitError(REASON_WAITING_FOR_DEPENDENCY, `waiting for ${displayName(dep)} to be ready (${dep.status.phase}${why})`, DEPENDENCY_RETRY_MS);
+    throw new WaitError(REASON_WAITING_FOR_DEPENDENCY, `waiting for ${displayName(dep)} to be ready (${dep.status.phase}${why})`, DEPENDENCY_RETRY_MS, dependencyKey(dep.tenant, dep));
   }
   return dep;
 }
