@@ -2,6 +2,7 @@
  * @module The benchmarks, by name, in the order `npm run bench` runs them.
  */
 import { apiBenchmark } from './api.bench.js';
+import { applyFleetBenchmark } from './apply-fleet.bench.js';
 import { applyBenchmark } from './apply.bench.js';
 import { gitopsBenchmark } from './gitops.bench.js';
 import { kubectlBenchmark } from './kubectl.bench.js';
@@ -10,4 +11,4 @@ import { planBenchmark } from './plan.bench.js';
 import { sealBenchmark } from './seal.bench.js';
 import type { Benchmark } from './support/benchmark.js';
 
-export const BENCHMARKS: ReadonlyArray<Benchmark<unknown>> = [planBenchmark, applyBenchmark, apiBenchmark, gitopsBenchmark, kubectlBenchmark, localBenchmark, sealBenchmark];
+export const BENCHMARKS: ReadonlyArray<Benchmark<unknown>> = [planBenchmark, applyBenchmark, applyFleetBenchmark, apiBenchmark, gitopsBenchmark, kubectlBenchmark, localBenchmark, sealBenchmark];
