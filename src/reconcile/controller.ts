@@ -73,7 +73,7 @@ export class Controller {
   private running = false;
 
   constructor(private readonly store: Store, private readonly options: ControllerOptions) {
-    this.drivers = driverPoolFor(store, options.dataDir, options.requestTimeoutMs ?? 10_000);
+    this.drivers = driverPoolFor(store, options.dataDir, options.requestTimeoutMs ?? 10_000, { groupWrites: true });
     this.perKind = new KeyedSemaphores(() => options.perKind ?? 64);
     this.perProvider = new KeyedSemaphores(() => options.perProvider ?? 32);
     const resync = options.resyncMs ?? {};

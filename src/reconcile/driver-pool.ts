@@ -39,7 +39,7 @@ export interface DriverPoolOptions {
   env?: NodeJS.ProcessEnv;
   /** A tenant's name by its id, so the operator's host-tenant list may name tenants. */
   tenantName?: (tenantId: string) => string | undefined;
-  /** When given, every vendor call waits for this commit group first (see durable-drivers.ts). */
+  /** When given, every vendor call waits for this commit group first, and may open it again after (see durable-drivers.ts). */
   commits?: CommitBarrier;
 }
 
@@ -197,17 +197,23 @@ async function closeEntry(entry: CachedDrivers): Promise<void> {
 export interface DriverPoolStore {
   secrets: SecretStore & DataKeyWrapper;
   tenants: { get(id: string): { name: string } | undefined };
-  commits?: CommitBarrier;
+  commits?: { committed(): Promise<void>; begin(): void };
 }
 
-/** The pool for a store's providers. */
-export function driverPoolFor(store: DriverPoolStore, dataDir: string, requestTimeoutMs: number): DriverPool {
+/**
+ * The pool for a store's providers. Its vendor calls wait for the store's commit group; with
+ * `groupWrites` (the reconcile loop) each call also opens the group again for the writes after it.
+ */
+export function driverPoolFor(store: DriverPoolStore, dataDir: string, requestTimeoutMs: number, options: { groupWrites?: boolean } = {}): DriverPool {
+  const commits = store.commits;
+  const barrier: CommitBarrier | undefined =
+    commits === undefined ? undefined : options.groupWrites === true ? commits : { committed: () => commits.committed() };
   return new DriverPool({
     dataDir,
     requestTimeoutMs,
     secrets: store.secrets,
     dataKeys: store.secrets,
     tenantName: (id) => store.tenants.get(id)?.name,
-    ...(store.commits ? { commits: store.commits } : {}),
+    ...(barrier ? { commits: barrier } : {}),
   });
 }

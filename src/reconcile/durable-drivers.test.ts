@@ -65,6 +65,17 @@ describe('durableBeforeCalls', () => {
     await store.commits.committed();
   });
 
+  it('with a barrier that cannot open groups (outside the reconcile loop), still waits for the commit but leaves no group open', async () => {
+    const uid = store.resources.apply('default', 'test', [provider]).results[0]?.uid ?? '';
+    const { driver, seenAtCall } = recordingDriver(uid);
+    const guarded = durableBeforeCalls(driver, { committed: () => store.commits.committed() });
+    store.commits.begin();
+    store.operations.begin(uid, 'create', 'key-2');
+    await guarded.servers.create('key-2');
+    expect(seenAtCall).toEqual([true]);
+    expect(store.commits.open).toBe(false);
+  });
+
   it('opens a group when the call returns, so the writes after it are grouped, also after a failed call', async () => {
     const guarded = durableBeforeCalls({ ok: () => Promise.resolve(1), fails: () => Promise.reject(new Error('vendor says no')) }, store.commits);
     expect(await guarded.ok()).toBe(1);

@@ -11,13 +11,17 @@
 export interface CommitBarrier {
   /** Resolves once everything written so far is durable. */
   committed(): Promise<void>;
-  /** Opens a group for the writes that follow, if none is open. */
-  begin(): void;
+  /**
+   * Opens a group for the writes that follow, if none is open. Only the reconcile loop's pool
+   * does: elsewhere (the API's catalogs, plan --refresh, logs) a group would only hold the write
+   * lock for nothing.
+   */
+  begin?(): void;
 }
 
 /**
  * `driver` with every method made to await `barrier.committed()` first and to open the group
- * after; objects it holds (a cloud's `servers`, a runtime's `databases` and `apps`) are wrapped
+ * after (when the barrier can); objects it holds (a cloud's `servers`, a runtime's `databases` and `apps`) are wrapped
  * the same way. Every driver method returns a promise (src/drivers/contract.ts), so wrapping
  * changes no signature.
  */
@@ -33,7 +37,7 @@ export function durableBeforeCalls<T extends object>(driver: T, barrier: CommitB
           try {
             return await method.apply(target, args);
           } finally {
-            barrier.begin();
+            barrier.begin?.();
           }
         };
       }
