@@ -13,7 +13,9 @@
  * waits for the commit (`committed()` or `commitNow()`) first. Everything else a crash loses
  * from an open group is status the reconciler derives again from the vendor. Other processes
  * see the group's writes when it commits (WAL readers never see uncommitted frames); their own
- * writes wait for it through the busy timeout, at most `maxDelayMs` plus one commit.
+ * writes wait for it through the busy timeout, at most `maxDelayMs` plus one commit. A commit
+ * that fails on its timer (disk full, an I/O error) rolls the group back and is thrown there,
+ * ending the process: cairn does not carry on from state it could not record.
  */
 import type Database from 'better-sqlite3';
 
