@@ -43,6 +43,17 @@ describe('ResourceSnapshot', () => {
     expect(list).toHaveBeenCalledTimes(1);
   });
 
+  it('keeps what following needs (identity, status, what the spec names), not the spec itself', () => {
+    const database: AnyManifest = { apiVersion: 'cairn.dev/v1', kind: 'Database', metadata: { name: 'db' }, spec: { type: 'postgresql', server: 'a', version: '16', storageGb: 10 } };
+    const [uid] = store.resources.apply('default', 'test', [server('a'), database]).results.filter((r) => r.kind === 'Database').map((r) => r.uid);
+    const snapshot = new ResourceSnapshot(store, new Set(['default']));
+    snapshot.refresh();
+    const kept = snapshot.get(uid ?? '');
+    expect(kept).toMatchObject({ kind: 'Database', name: 'db', generation: 1, status: { phase: 'pending' }, references: [{ target: 'Server', name: 'a' }] });
+    expect(kept).not.toHaveProperty('spec');
+    expect(kept).not.toHaveProperty('labels');
+  });
+
   it('keeps a name that was removed and created again under its new uid', () => {
     const [first] = store.resources.apply('default', 'test', [server('a')]).results.map((r) => r.uid);
     const snapshot = new ResourceSnapshot(store, new Set(['default']));

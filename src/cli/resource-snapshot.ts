@@ -2,14 +2,45 @@
  * @module Some tenants' resources as of the last refresh, for following an apply round after
  * round: the first refresh reads them all, every later one only what was written or removed
  * since (the store's revision and its tombstones), so a round costs what changed, not the fleet.
+ * It keeps of each resource only what following needs (identity, generation, phase, conditions,
+ * what its spec names), not its spec, labels or details: a fleet of 10,000 stays small.
  */
 import type { Kind } from '../model/kinds.js';
-import { resourceKey, type AnyStoredResource } from '../model/resource.js';
+import { referencesOf } from '../model/references.js';
+import { resourceKey, type AnyStoredResource, type ResourceStatus } from '../model/resource.js';
 import type { Store } from '../store/store.js';
 
+/** What following a resource's convergence needs of it. */
+export interface FollowedResource {
+  uid: string;
+  tenant: string;
+  kind: Kind;
+  namespace: string;
+  name: string;
+  generation: number;
+  deletionTimestamp: string | null;
+  status: Pick<ResourceStatus, 'phase' | 'conditions' | 'observedGeneration'>;
+  /** The resources its spec names, to find a failed dependency. */
+  references: Array<{ target: Kind; name: string }>;
+}
+
+function followed(r: AnyStoredResource): FollowedResource {
+  return {
+    uid: r.uid,
+    tenant: r.tenant,
+    kind: r.kind,
+    namespace: r.namespace,
+    name: r.name,
+    generation: r.generation,
+    deletionTimestamp: r.deletionTimestamp,
+    status: { phase: r.status.phase, conditions: r.status.conditions, observedGeneration: r.status.observedGeneration },
+    references: referencesOf(r.kind, r.spec).map((ref) => ({ target: ref.target, name: ref.name })),
+  };
+}
+
 export class ResourceSnapshot {
-  private readonly byUid = new Map<string, AnyStoredResource>();
-  private readonly byName = new Map<string, AnyStoredResource>();
+  private readonly byUid = new Map<string, FollowedResource>();
+  private readonly byName = new Map<string, FollowedResource>();
   /** The store revision this snapshot is complete up to; -1 before the first refresh. */
   private revision = -1;
 
@@ -22,9 +53,10 @@ export class ResourceSnapshot {
       return;
     }
     let revision = this.revision;
-    for (const r of this.store.resources.changedSince(this.revision)) {
-      revision = Math.max(revision, r.resourceVersion);
-      if (!this.tenants.has(r.tenant)) continue;
+    for (const changed of this.store.resources.changedSince(this.revision)) {
+      revision = Math.max(revision, changed.resourceVersion);
+      if (!this.tenants.has(changed.tenant)) continue;
+      const r = followed(changed);
       this.byUid.set(r.uid, r);
       this.byName.set(nameKey(r.tenant, r), r);
     }
@@ -38,11 +70,11 @@ export class ResourceSnapshot {
     this.revision = revision;
   }
 
-  get(uid: string): AnyStoredResource | undefined {
+  get(uid: string): FollowedResource | undefined {
     return this.byUid.get(uid);
   }
 
-  find(tenant: string, ref: { kind: Kind; namespace: string; name: string }): AnyStoredResource | undefined {
+  find(tenant: string, ref: { kind: Kind; namespace: string; name: string }): FollowedResource | undefined {
     return this.byName.get(nameKey(tenant, ref));
   }
 
@@ -52,7 +84,8 @@ export class ResourceSnapshot {
     this.byUid.clear();
     this.byName.clear();
     for (const tenant of this.tenants) {
-      for (const r of this.store.resources.list({ tenant })) {
+      for (const stored of this.store.resources.list({ tenant })) {
+        const r = followed(stored);
         this.byUid.set(r.uid, r);
         this.byName.set(nameKey(tenant, r), r);
       }
