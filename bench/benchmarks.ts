@@ -3,6 +3,7 @@
  */
 import { apiBenchmark } from './api.bench.js';
 import { cliBenchmark } from './cli.bench.js';
+import { applyFleetBenchmark } from './apply-fleet.bench.js';
 import { applyBenchmark } from './apply.bench.js';
 import { fairnessBenchmark } from './fairness.bench.js';
 import { gitopsBenchmark } from './gitops.bench.js';
@@ -12,4 +13,4 @@ import { planBenchmark } from './plan.bench.js';
 import { sealBenchmark } from './seal.bench.js';
 import type { Benchmark } from './support/benchmark.js';
 
-export const BENCHMARKS: ReadonlyArray<Benchmark<unknown>> = [cliBenchmark, planBenchmark, applyBenchmark, apiBenchmark, gitopsBenchmark, kubectlBenchmark, localBenchmark, sealBenchmark, fairnessBenchmark];
+export const BENCHMARKS: ReadonlyArray<Benchmark<unknown>> = [cliBenchmark, planBenchmark, applyBenchmark, applyFleetBenchmark, apiBenchmark, gitopsBenchmark, kubectlBenchmark, localBenchmark, sealBenchmark, fairnessBenchmark];

@@ -81,6 +81,25 @@ describe('reconcile loop', () => {
     expect(get('Server', 's-wait').status.endpoints?.ipv4).toMatch(/^\d+\.\d+\.\d+\.\d+$/);
   });
 
+  it('wakes a waiter when what it waits for becomes Ready, not when any other resource does', async () => {
+    const reconciles = new Map<string, number>();
+    controller = new Controller(store, {
+      dataDir,
+      pollMs: 50,
+      feedIntervalMs: 20,
+      resyncMs: { Provider: 60_000, Server: 60_000, Database: 60_000, App: 60_000 },
+      onReconciled: (r) => reconciles.set(r.name, (reconciles.get(r.name) ?? 0) + 1),
+    });
+    const others = ['s-1', 's-2', 's-3', 's-4'];
+    // d-blocked waits for s-blocked, which stalls (no such region) and never becomes Ready.
+    store.resources.apply('default', 'api', [provider(), server('s-blocked', { region: 'mars-1' }), database('d-blocked', 's-blocked'), ...others.map((n) => server(n))]);
+    controller.start();
+    await until('the other servers to be ready', () => others.every((n) => ready(get('Server', n))));
+    expect(condition(get('Database', 'd-blocked'), 'Ready')?.reason).toBe('WaitingForDependency');
+    // Its one wait, then nothing until its own dependency changes or the 5 s retry comes.
+    expect(reconciles.get('d-blocked')).toBe(1);
+  });
+
   it('replaces a server whose region changes, leaving exactly one at the vendor', async () => {
     store.resources.apply('default', 'api', [provider(), server('s-move')]);
     controller.start();

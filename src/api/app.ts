@@ -9,6 +9,7 @@ import type { Logger } from 'pino';
 import type { Registry } from 'prom-client';
 import { UnsupportedMediaTypeError } from '../model/errors.js';
 import { authenticate } from './authentication.js';
+import { commitBeforeAnswering } from './durable-answers.js';
 import type { ApiDeps } from './deps.js';
 import { healthRouter, type ReadinessProbe } from './health.js';
 import { httpMetrics } from './http-metrics.js';
@@ -94,6 +95,7 @@ export function createApiApp(options: ApiAppOptions): Express {
   app.set('trust proxy', false);
   app.use(requestLog(options.logger));
   app.use(httpMetrics(options.metrics));
+  app.use(commitBeforeAnswering(options.store.commits));
   app.use(healthRouter(options.readiness));
   app.use(metricsRouter(options.metrics));
   app.get('/.well-known/jwks.json', (_req, res) => {

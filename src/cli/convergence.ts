@@ -4,12 +4,12 @@
  * line per change of phase or condition, so `apply` shows live progress per resource.
  */
 import type { Kind } from '../model/kinds.js';
-import { referencesOf } from '../model/references.js';
-import { displayName, resourceKey, type AnyStoredResource } from '../model/resource.js';
+import { displayName } from '../model/resource.js';
 import { REASON_WAITING_FOR_DEPENDENCY } from '../reconcile/dependencies.js';
 import { FAILED_PHASE } from '../reconcile/reconcile-resource.js';
 import { isReadyAt } from '../reconcile/status-draft.js';
 import type { Store } from '../store/store.js';
+import { ResourceSnapshot, type FollowedResource } from './resource-snapshot.js';
 
 export interface ConvergenceTarget {
   uid: string;
@@ -41,11 +41,11 @@ export interface FollowOptions {
   cancelled?: () => boolean;
 }
 
-function failed(r: AnyStoredResource): boolean {
+function failed(r: FollowedResource): boolean {
   return r.status.phase === FAILED_PHASE[r.kind] && r.status.observedGeneration >= r.generation && r.deletionTimestamp === null;
 }
 
-function describe(r: AnyStoredResource): string {
+function describe(r: FollowedResource): string {
   const ready = r.status.conditions.find((c) => c.type === 'Ready');
   if (r.deletionTimestamp === null && (ready === undefined || ready.observedGeneration < r.generation) && r.status.observedGeneration < r.generation && r.generation > 1) {
     return `${r.status.phase}: applying generation ${r.generation}`;
@@ -56,17 +56,13 @@ function describe(r: AnyStoredResource): string {
   return message ? `${r.status.phase}: ${message}` : r.status.phase;
 }
 
-/** The state of each target now. */
-export function assess(store: Store, targets: readonly ConvergenceTarget[], observed?: (uid: string) => boolean): ConvergenceReport['states'] {
+/** The state of each target in `snapshot` (refreshed by the caller). */
+export function assess(snapshot: ResourceSnapshot, targets: readonly ConvergenceTarget[], observed?: (uid: string) => boolean): ConvergenceReport['states'] {
   const states: ConvergenceReport['states'] = new Map();
-  // One read of each tenant's resources per round, rather than one query per target.
-  const all = [...new Set(targets.map((t) => t.tenant))].flatMap((tenant) => store.resources.list({ tenant }));
-  const current = new Map(all.map((r) => [r.uid, r]));
-  const byName = new Map(all.map((r) => [`${r.tenant}/${resourceKey(r)}`, r]));
-  const lookup = (tenant: string, ref: { kind: Kind; namespace: string; name: string }): AnyStoredResource | undefined => byName.get(`${tenant}/${resourceKey(ref)}`);
-  const isFailed = (r: AnyStoredResource | undefined): boolean => r !== undefined && failed(r);
+  const lookup = (tenant: string, ref: { kind: Kind; namespace: string; name: string }): FollowedResource | undefined => snapshot.find(tenant, ref);
+  const isFailed = (r: FollowedResource | undefined): boolean => r !== undefined && failed(r);
   for (const target of targets) {
-    const r = current.get(target.uid);
+    const r = snapshot.get(target.uid);
     if (!r) {
       states.set(target.uid, { target, state: target.deleting ? 'gone' : 'failed', detail: target.deleting ? 'deleted' : 'no longer exists' });
       continue;
@@ -89,13 +85,13 @@ export function assess(store: Store, targets: readonly ConvergenceTarget[], obse
 
 /** A dependency (direct or transitive) that has failed, named for messages. */
 function failedDependency(
-  lookup: (tenant: string, ref: { kind: Kind; namespace: string; name: string }) => AnyStoredResource | undefined,
-  r: AnyStoredResource,
+  lookup: (tenant: string, ref: { kind: Kind; namespace: string; name: string }) => FollowedResource | undefined,
+  r: FollowedResource,
   visited: Set<string>,
 ): string | undefined {
   if (visited.has(r.uid)) return undefined;
   visited.add(r.uid);
-  for (const ref of referencesOf(r.kind, r.spec)) {
+  for (const ref of r.references) {
     const dep = lookup(r.tenant, { kind: ref.target, namespace: r.namespace, name: ref.name });
     if (!dep) continue;
     if (failed(dep)) return displayName(dep);
@@ -109,10 +105,13 @@ function failedDependency(
 export async function followConvergence(store: Store, targets: readonly ConvergenceTarget[], options: FollowOptions): Promise<ConvergenceReport> {
   const deadline = Date.now() + options.timeoutMs;
   const printed = new Map<string, string>();
+  // Each round reads only what was written since the last one, not every resource again.
+  const snapshot = new ResourceSnapshot(store, new Set(targets.map((t) => t.tenant)));
   for (;;) {
     if (options.cancelled?.()) return { ok: false, timedOut: true, states: new Map() };
     options.onTick?.();
-    const states = assess(store, targets, options.observed);
+    snapshot.refresh();
+    const states = assess(snapshot, targets, options.observed);
     for (const { target, state, detail } of states.values()) {
       const line = `${displayName(target)}: ${state === 'gone' ? 'deleted' : detail}`;
       if (printed.get(target.uid) !== line) {

@@ -12,6 +12,7 @@ import type { Store } from '../store/store.js';
 import type { LeaseHolder } from '../store/lease.js';
 import type { ReconcileContext } from './context.js';
 import { type DriverPool, driverPoolFor } from './driver-pool.js';
+import { dependencyKey } from './dependencies.js';
 import { defaultControllerRateLimiter } from './rate-limiter.js';
 import { reconcileResource, type ReconcileOutcome } from './reconcile-resource.js';
 import { KeyedSlots, type Slots } from './semaphore.js';
@@ -59,8 +60,12 @@ export class Controller {
   private readonly perProvider: KeyedSlots;
   /** Per resource, what the feed last saw of what makes it worth a reconcile. */
   private readonly seen = new Map<string, { generation: number; deleting: boolean; annotations: string; wakes: number }>();
-  /** Resources whose last reconcile waited for another (a dependency, or dependents to go). */
+  /** Resources whose last reconcile waited for something other than one named resource (dependents to go, a password). */
   private readonly waiting = new Set<string>();
+  /** Resources whose last reconcile waited for one resource to be Ready, by that resource's dependencyKey. */
+  private readonly waitingOn = new Map<string, Set<string>>();
+  /** The dependencyKey each resource of `waitingOn` waits for. */
+  private readonly waitsFor = new Map<string, string>();
   private readonly context: ReconcileContext;
   private readonly workerLoops: Promise<void>[] = [];
   /** Kinds of the resources queued at the last `queueDepthByKind` (a uid's kind never changes). */
@@ -71,7 +76,7 @@ export class Controller {
   private running = false;
 
   constructor(private readonly store: Store, private readonly options: ControllerOptions) {
-    this.drivers = driverPoolFor(store, options.dataDir, options.requestTimeoutMs ?? 10_000);
+    this.drivers = driverPoolFor(store, options.dataDir, options.requestTimeoutMs ?? 10_000, { groupWrites: true });
     this.perKind = new KeyedSlots(() => options.perKind ?? 64);
     this.perProvider = new KeyedSlots(() => options.perProvider ?? 32);
     const resync = options.resyncMs ?? {};
@@ -158,6 +163,7 @@ export class Controller {
     await Promise.all(this.workerLoops.splice(0));
     await this.drivers.close();
     this.store.leases.release(LEASE_NAME, this.holderId);
+    this.store.commits.commitNow(); // what the workers wrote is durable before stop() returns
   }
 
   private async work(): Promise<void> {
@@ -177,7 +183,7 @@ export class Controller {
     if (!resource) {
       this.queue.forget(uid);
       this.seen.delete(uid);
-      this.waiting.delete(uid);
+      this.stopWaiting(uid);
       return;
     }
     // At a cap, the work is parked with the cap, not in a worker: the worker goes on with other work.
@@ -195,6 +201,9 @@ export class Controller {
     const started = performance.now();
     try {
       if (!this.running) return;
+      // The reconcile's writes join the open commit group (one fsync for many workers); its
+      // vendor calls wait for that group's commit first (durable-drivers.ts).
+      this.store.commits.begin();
       const outcome = await reconcileResource(this.context, resource);
       this.options.onReconciled?.(resource, outcome, performance.now() - started);
       this.schedule(resource, outcome);
@@ -210,21 +219,61 @@ export class Controller {
     if (parked !== undefined) this.queue.add(parked);
   }
 
-  /** Queues every waiter once; each joins the set again if it still has to wait. */
+  /** Queues every waiter once; each waits again if it still has to. */
   private wakeWaiting(): void {
     for (const waiter of this.waiting) this.queue.add(waiter);
     this.waiting.clear();
+    for (const waiter of this.waitsFor.keys()) this.queue.add(waiter);
+    this.waitingOn.clear();
+    this.waitsFor.clear();
+  }
+
+  /**
+   * `resource` became Ready: queues what waits for it by name and the waiters for no one
+   * resource — not every waiter, which made each Ready cost a reconcile of all of them.
+   */
+  private wakeDependentsOf(resource: AnyStoredResource): void {
+    const key = dependencyKey(resource.tenant, resource);
+    for (const waiter of this.waitingOn.get(key) ?? []) {
+      this.queue.add(waiter);
+      this.waitsFor.delete(waiter);
+    }
+    this.waitingOn.delete(key);
+    for (const waiter of this.waiting) this.queue.add(waiter);
+    this.waiting.clear();
+  }
+
+  private startWaiting(uid: string, waitsFor: string | undefined): void {
+    this.stopWaiting(uid);
+    if (waitsFor === undefined) {
+      this.waiting.add(uid);
+      return;
+    }
+    this.waitsFor.set(uid, waitsFor);
+    let waiters = this.waitingOn.get(waitsFor);
+    if (!waiters) this.waitingOn.set(waitsFor, (waiters = new Set()));
+    waiters.add(uid);
+  }
+
+  private stopWaiting(uid: string): void {
+    this.waiting.delete(uid);
+    const key = this.waitsFor.get(uid);
+    if (key === undefined) return;
+    this.waitsFor.delete(uid);
+    const waiters = this.waitingOn.get(key);
+    waiters?.delete(uid);
+    if (waiters?.size === 0) this.waitingOn.delete(key);
   }
 
   private schedule(resource: AnyStoredResource, outcome: ReconcileOutcome): void {
     const uid = resource.uid;
     // It failed: what waits on it says so now rather than at its next retry.
-    if (outcome.becameFailed) this.wakeWaiting();
+    if (outcome.becameFailed) this.wakeDependentsOf(resource);
     if (outcome.ok) {
       this.queue.forget(uid);
-      this.waiting.delete(uid);
-      // Something became usable: whatever waits for a dependency looks again now, not after its retry delay.
-      if (outcome.becameReady) this.wakeWaiting();
+      this.stopWaiting(uid);
+      // Something became usable: whatever waits for it looks again now, not after its retry delay.
+      if (outcome.becameReady) this.wakeDependentsOf(resource);
       if (outcome.result.requeueAfterMs !== undefined) this.queue.addAfter(uid, outcome.result.requeueAfterMs);
       return;
     }
@@ -236,7 +285,7 @@ export class Controller {
         this.queue.addBackoffCapped(uid, STALL_FIRST_RETRY_MS, this.context.resyncMs(resource.kind));
         return;
       case 'wait':
-        this.waiting.add(uid);
+        this.startWaiting(uid, outcome.failure.waitsFor);
         this.queue.forget(uid);
         this.queue.addAfter(uid, outcome.failure.retryAfterMs);
         return;

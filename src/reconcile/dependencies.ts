@@ -16,11 +16,17 @@ const FAILED_PHASES: ReadonlySet<string> = new Set(['invalid', 'error', 'failed'
 
 const DEPENDENCY_RETRY_MS = 5_000;
 
+/** Names one resource across tenants, for the controller's index of who waits for whom. */
+export function dependencyKey(tenant: string, ref: { kind: Kind; namespace: string; name: string }): string {
+  return `${tenant}/${ref.kind}/${ref.namespace}/${ref.name}`;
+}
+
 /** The named resource of the same tenant and namespace, whatever its state; waits if it does not exist. */
 export function findDependency<K extends Kind>(ctx: ReconcileContext, owner: AnyStoredResource, kind: K, name: string): StoredResource<K> {
   const found = ctx.store.resources.find(owner.tenant, { kind, namespace: owner.namespace, name });
   if (!found) {
-    throw new WaitError(REASON_WAITING_FOR_DEPENDENCY, `waiting for ${displayName({ kind, namespace: owner.namespace, name })}, which does not exist`, DEPENDENCY_RETRY_MS);
+    const ref = { kind, namespace: owner.namespace, name };
+    throw new WaitError(REASON_WAITING_FOR_DEPENDENCY, `waiting for ${displayName(ref)}, which does not exist`, DEPENDENCY_RETRY_MS, dependencyKey(owner.tenant, ref));
   }
   return found;
 }
@@ -33,16 +39,16 @@ export function findDependency<K extends Kind>(ctx: ReconcileContext, owner: Any
 export function requireReady<K extends Kind>(ctx: ReconcileContext, owner: AnyStoredResource, kind: K, name: string): StoredResource<K> {
   const dep = findDependency(ctx, owner, kind, name);
   if (dep.deletionTimestamp !== null) {
-    throw new WaitError(REASON_WAITING_FOR_DEPENDENCY, `waiting for ${displayName(dep)}, which is being deleted`, DEPENDENCY_RETRY_MS);
+    throw new WaitError(REASON_WAITING_FOR_DEPENDENCY, `waiting for ${displayName(dep)}, which is being deleted`, DEPENDENCY_RETRY_MS, dependencyKey(dep.tenant, dep));
   }
   if (dep.status.conditions.find((c) => c.type === 'Ready')?.status !== 'True') {
     const ready = dep.status.conditions.find((c) => c.type === 'Ready');
     const why = ready?.message ? `: ${ready.message}` : '';
     if (FAILED_PHASES.has(dep.status.phase) && dep.status.observedGeneration === dep.generation) {
       // Not a wait that ends by itself: say what failed, and look again as soon as it is fixed.
-      throw new WaitError(REASON_DEPENDENCY_FAILED, `${displayName(dep)} is ${dep.status.phase}${why}`, DEPENDENCY_RETRY_MS, true);
+      throw new WaitError(REASON_DEPENDENCY_FAILED, `${displayName(dep)} is ${dep.status.phase}${why}`, DEPENDENCY_RETRY_MS, dependencyKey(dep.tenant, dep), true);
     }
-    throw new WaitError(REASON_WAITING_FOR_DEPENDENCY, `waiting for ${displayName(dep)} to be ready (${dep.status.phase}${why})`, DEPENDENCY_RETRY_MS);
+    throw new WaitError(REASON_WAITING_FOR_DEPENDENCY, `waiting for ${displayName(dep)} to be ready (${dep.status.phase}${why})`, DEPENDENCY_RETRY_MS, dependencyKey(dep.tenant, dep));
   }
   return dep;
 }

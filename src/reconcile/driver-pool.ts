@@ -11,6 +11,7 @@ import type { StoredResource } from '../model/resource.js';
 import type { DataKeyWrapper } from '../secrets/sealed-stream.js';
 import type { SecretStore } from '../secrets/secret-store.js';
 import { environmentRefusal, LOCAL_VENDOR, localVendorRefusal, tenantMayUseHost } from '../security/host-access.js';
+import { durableBeforeCalls, type CommitBarrier } from './durable-drivers.js';
 import { StallError } from './errors.js';
 
 export const REASON_CREDENTIALS_MISSING = 'CredentialsMissing';
@@ -38,6 +39,8 @@ export interface DriverPoolOptions {
   env?: NodeJS.ProcessEnv;
   /** A tenant's name by its id, so the operator's host-tenant list may name tenants. */
   tenantName?: (tenantId: string) => string | undefined;
+  /** When given, every vendor call waits for this commit group first, and may open it again after (see durable-drivers.ts). */
+  commits?: CommitBarrier;
 }
 
 export class DriverPool {
@@ -47,13 +50,13 @@ export class DriverPool {
 
   async cloudFor(provider: StoredResource<'Provider'>): Promise<CloudDriver> {
     const entry = this.entryFor(provider);
-    entry.cloud ??= this.build(provider, entry, entry.vendor.createCloudDriver(entry.config));
+    entry.cloud ??= this.build(provider, entry, entry.vendor.createCloudDriver(entry.config).then((d) => this.durable(d)));
     return entry.cloud;
   }
 
   async runtimeFor(provider: StoredResource<'Provider'>): Promise<RuntimeDriver> {
     const entry = this.entryFor(provider);
-    entry.runtime ??= this.build(provider, entry, entry.vendor.createRuntimeDriver(entry.config));
+    entry.runtime ??= this.build(provider, entry, entry.vendor.createRuntimeDriver(entry.config).then((d) => this.durable(d)));
     return entry.runtime;
   }
 
@@ -101,6 +104,10 @@ export class DriverPool {
 
   private tenantLabel(tenantId: string): string {
     return this.options.tenantName?.(tenantId) ?? tenantId;
+  }
+
+  private durable<T extends object>(driver: T): T {
+    return this.options.commits ? durableBeforeCalls(driver, this.options.commits) : driver;
   }
 
   /** A failed construction must not stay cached: the next reconcile tries again. */
@@ -183,13 +190,30 @@ async function closeEntry(entry: CachedDrivers): Promise<void> {
   await Promise.allSettled(closing.map(async (d) => (await d).close()));
 }
 
-/** What of a store a pool needs: its secrets (credentials, backup data keys) and its tenants' names (host access). */
+/**
+ * What of a store a pool needs: its secrets (credentials, backup data keys), its tenants' names
+ * (host access) and its commit group (vendor calls wait for what was written before them).
+ */
 export interface DriverPoolStore {
   secrets: SecretStore & DataKeyWrapper;
   tenants: { get(id: string): { name: string } | undefined };
+  commits?: { committed(): Promise<void>; begin(): void };
 }
 
-/** The pool for a store's providers. */
-export function driverPoolFor(store: DriverPoolStore, dataDir: string, requestTimeoutMs: number): DriverPool {
-  return new DriverPool({ dataDir, requestTimeoutMs, secrets: store.secrets, dataKeys: store.secrets, tenantName: (id) => store.tenants.get(id)?.name });
+/**
+ * The pool for a store's providers. Its vendor calls wait for the store's commit group; with
+ * `groupWrites` (the reconcile loop) each call also opens the group again for the writes after it.
+ */
+export function driverPoolFor(store: DriverPoolStore, dataDir: string, requestTimeoutMs: number, options: { groupWrites?: boolean } = {}): DriverPool {
+  const commits = store.commits;
+  const barrier: CommitBarrier | undefined =
+    commits === undefined ? undefined : options.groupWrites === true ? commits : { committed: () => commits.committed() };
+  return new DriverPool({
+    dataDir,
+    requestTimeoutMs,
+    secrets: store.secrets,
+    dataKeys: store.secrets,
+    tenantName: (id) => store.tenants.get(id)?.name,
+    ...(barrier ? { commits: barrier } : {}),
+  });
 }

@@ -15,8 +15,12 @@ export class StallError extends Error {
 
 export class WaitError extends Error {
   override readonly name = 'WaitError';
-  /** `failed`: what it waits for has failed, so it shows its kind's failed phase meanwhile. */
-  constructor(readonly reason: string, message: string, readonly retryAfterMs: number, readonly failed = false) {
+  /**
+   * @param waitsFor the resource whose readiness ends the wait (dependencyKey), when there is
+   * one: the controller wakes the waiter when that one becomes Ready, not on every other's.
+   * @param failed what it waits for has failed, so it shows its kind's failed phase meanwhile.
+   */
+  constructor(readonly reason: string, message: string, readonly retryAfterMs: number, readonly waitsFor?: string, readonly failed = false) {
     super(message);
   }
 }
@@ -27,6 +31,8 @@ export interface ClassifiedFailure {
   message: string;
   /** For waits: the delay asked for; for retries: a lower bound (the vendor's Retry-After). */
   retryAfterMs: number;
+  /** For waits on one resource: its dependencyKey. */
+  waitsFor?: string;
   /** A wait on something that failed: the resource shows its failed phase meanwhile. */
   failed?: boolean;
 }
@@ -39,7 +45,12 @@ export const REASON_RECONCILE_ERROR = 'ReconcileError';
 
 export function classifyFailure(error: unknown): ClassifiedFailure {
   if (error instanceof StallError) return { kind: 'stall', reason: error.reason, message: error.message, retryAfterMs: 0 };
-  if (error instanceof WaitError) return { kind: 'wait', reason: error.reason, message: error.message, retryAfterMs: error.retryAfterMs, failed: error.failed };
+  if (error instanceof WaitError) {
+    return {
+      kind: 'wait', reason: error.reason, message: error.message, retryAfterMs: error.retryAfterMs, failed: error.failed,
+      ...(error.waitsFor === undefined ? {} : { waitsFor: error.waitsFor }),
+    };
+  }
   if (error instanceof VendorAuthError) return { kind: 'stall', reason: REASON_CREDENTIALS_REFUSED, message: error.message, retryAfterMs: 0 };
   if (error instanceof VendorRejectedError) return { kind: 'stall', reason: REASON_VENDOR_REJECTED, message: error.message, retryAfterMs: 0 };
   if (error instanceof UnsupportedError) return { kind: 'stall', reason: REASON_UNSUPPORTED, message: error.message, retryAfterMs: 0 };

@@ -199,6 +199,11 @@ export class Resources {
     return rows.map(rowToResource);
   }
 
+  /** Resources removed after `revision` (from their tombstones; see ResourceHistory.prunedThrough for how far back they reach). */
+  removedSince(revision: number): Array<{ uid: string; revision: number }> {
+    return this.sql.get(`SELECT uid, revision FROM resource_tombstones WHERE revision > ? ORDER BY revision`).all(revision) as Array<{ uid: string; revision: number }>;
+  }
+
   /**
    * Writes manifests as desired state owned by `source`, all or nothing. A resource owned by
    * another source is a conflict naming the owner. Re-applying a resource whose deletion was

@@ -8,6 +8,7 @@ import { loadKeyring, type LoadedKeyring } from '../secrets/keyring.js';
 import { SealedFileDirectory, sealedBackupsDir } from '../secrets/sealed-files.js';
 import { Actions } from './actions.js';
 import { Backups, type WakeResource } from './backups.js';
+import { CommitGroup } from './commit-group.js';
 import { Deployments } from './deployments.js';
 import { ApiTokens } from './api-tokens.js';
 import { AppliedConfigurations } from './applied-configurations.js';
@@ -24,7 +25,7 @@ import { EncryptedSecrets } from './secrets.js';
 import { AuthSessions } from './sessions.js';
 import { GitSources } from './sources.js';
 import { SigningKeys } from './signing-keys.js';
-import { openSqlite } from './sqlite.js';
+import { durabilitySettings, openSqlite, type DurabilitySettings } from './sqlite.js';
 import { Tenants } from './tenants.js';
 import { Users } from './users.js';
 
@@ -65,6 +66,11 @@ export class Store {
   readonly sources: GitSources;
   /** The parsed manifests of YAML texts read before, so that unchanged files are not parsed again. */
   readonly manifestCache: ManifestCache;
+  /**
+   * Groups the reconcile loop's writes into one commit every few milliseconds; what must be
+   * durable before cairn acts on it waits for `commits.committed()` (see commit-group.ts).
+   */
+  readonly commits: CommitGroup;
 
   private constructor(
     private readonly db: Database.Database,
@@ -92,6 +98,7 @@ export class Store {
     this.auditLog = new AuditLog(db);
     this.sources = new GitSources(db, this.secrets);
     this.manifestCache = new ManifestCache(db);
+    this.commits = new CommitGroup(db);
   }
 
   static open(dataDir: string, options: StoreOptions = {}): Store {
@@ -114,6 +121,11 @@ export class Store {
     return this.db.transaction(work).immediate();
   }
 
+  /** The journal mode and fsync level the store's connection runs with, as SQLite reports them. */
+  durability(): DurabilitySettings {
+    return durabilitySettings(this.db);
+  }
+
   /** True when the state file answers a write (for readiness checks). */
   isWritable(): boolean {
     try {
@@ -124,7 +136,10 @@ export class Store {
     }
   }
 
+  /** Commits an open commit group, then closes the state file. */
   close(): void {
-    if (this.db.open) this.db.close();
+    if (!this.db.open) return;
+    this.commits.commitNow();
+    this.db.close();
   }
 }

@@ -44,26 +44,35 @@ export function registerApplyCommand(program: Command): void {
     const dataDir = resolveDataDir(options.dataDir);
     const store = Store.open(dataDir);
     try {
-      const manifests = await readManifests(options.file, store);
-      const plan = planForManifests(store, manifests, { prune: false });
-      const color = shouldUseColor(process.stdout, process.env);
-      if (planHasChanges(plan)) {
-        process.stdout.write(renderPlanText(plan, { color }));
-        if (!(await confirmOrRefuse('Do you want to perform these actions?', options.autoApprove ?? false, 'apply'))) {
-          throw new CliError('Apply cancelled.');
-        }
-        store.resources.apply(DEFAULT_TENANT, 'api', manifests);
-      } else {
-        console.log('No changes to the desired state; making sure the world matches it.');
-      }
-      const targets: ConvergenceTarget[] = sortByKind(manifests).map((m) => {
-        const stored = store.resources.find(DEFAULT_TENANT, { kind: m.kind, namespace: m.metadata.namespace ?? 'default', name: m.metadata.name });
-        if (!stored) throw new Error(`${m.kind}/${m.metadata.name} was not recorded`);
-        return { uid: stored.uid, tenant: stored.tenant, kind: stored.kind, namespace: stored.namespace, name: stored.name, deleting: false };
-      });
+      const targets = await recordDesiredState(store, options);
       await settleOrHandOff(store, targets, { dataDir, timeoutMs, wait: options.wait ?? false, verb: 'Apply' });
     } finally {
       store.close();
     }
+  });
+}
+
+/**
+ * Shows the plan, asks, and writes the manifests; returns what to follow. Its own function so
+ * that the parsed manifests and the plan are garbage once it returns, not held while following
+ * a fleet's reconcile for minutes.
+ */
+async function recordDesiredState(store: Store, options: ApplyOptions): Promise<ConvergenceTarget[]> {
+  const manifests = await readManifests(options.file, store);
+  const plan = planForManifests(store, manifests, { prune: false });
+  const color = shouldUseColor(process.stdout, process.env);
+  if (planHasChanges(plan)) {
+    process.stdout.write(renderPlanText(plan, { color }));
+    if (!(await confirmOrRefuse('Do you want to perform these actions?', options.autoApprove ?? false, 'apply'))) {
+      throw new CliError('Apply cancelled.');
+    }
+    store.resources.apply(DEFAULT_TENANT, 'api', manifests);
+  } else {
+    console.log('No changes to the desired state; making sure the world matches it.');
+  }
+  return sortByKind(manifests).map((m) => {
+    const stored = store.resources.find(DEFAULT_TENANT, { kind: m.kind, namespace: m.metadata.namespace ?? 'default', name: m.metadata.name });
+    if (!stored) throw new Error(`${m.kind}/${m.metadata.name} was not recorded`);
+    return { uid: stored.uid, tenant: stored.tenant, kind: stored.kind, namespace: stored.namespace, name: stored.name, deleting: false };
   });
 }
