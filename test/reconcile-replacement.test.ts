@@ -4,29 +4,16 @@
  * second, and its events say Replacing, never DriftDetected; a size change made while it
  * provisions is applied once it is up.
  */
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { AnyManifest } from '../src/model/resource.js';
-import { startSandboxCloud, type SandboxCloud } from '../src/sandbox-cloud/index.js';
-import { isReady, providerManifest, serverManifest, useReconcileHarness, type Harness } from './support/reconcile-harness.js';
+import { isReady, providerManifest, renamed, serverManifest, useAnotherSandboxCloud, useReconcileHarness, type Harness } from './support/reconcile-harness.js';
 import { inventory } from './support/vendor-inventory.js';
 
 // The first provider's servers provision for a long while: the move happens in the middle of it.
 const harness = useReconcileHarness({ cloud: { provisionMs: 60_000 } });
-let second: SandboxCloud;
-const root = mkdtempSync(join(tmpdir(), 'cairn-replacement-'));
+const secondCloud = useAnotherSandboxCloud({ provisionMs: 100 });
 
-beforeAll(async () => {
-  second = await startSandboxCloud({ dataDir: join(root, 'second'), port: 0, provisionMs: 100 });
-});
-afterAll(async () => {
-  await second?.close();
-  rmSync(root, { recursive: true, force: true });
-});
-
-const secondProvider = (): AnyManifest => ({ ...providerManifest(second.url), metadata: { name: 'second' } });
+const secondProvider = (): AnyManifest => renamed(providerManifest(secondCloud().url), 'second');
 const liveServers = async (url: string): Promise<string[]> => (await inventory(url)).servers.filter((s) => s.status !== 'deleted' && s.status !== 'deleting').map((s) => s.name);
 const reasons = (h: Harness, name: string): string[] => h.store.events.list({ tenant: 'default', uid: h.get('Server', name).uid, limit: 100 }).map((e) => e.reason);
 
@@ -41,7 +28,7 @@ describe('a server moved while it provisions', () => {
     h.apply(serverManifest('web-1', { provider: 'second' }));
     await h.until('web-1 ready at the second provider', () => isReady(h.get('Server', 'web-1')), 20_000);
 
-    expect(await liveServers(second.url)).toEqual(['web-1']);
+    expect(await liveServers(secondCloud().url)).toEqual(['web-1']);
     expect(await liveServers(h.cloud.url)).toEqual([]);
     expect(reasons(h, 'web-1')).toContain('Replacing');
     expect(reasons(h, 'web-1')).not.toContain('DriftDetected');
@@ -54,7 +41,7 @@ describe('a server moved while it provisions', () => {
     await h.until('web-2 created', () => h.get('Server', 'web-2').status.externalId != null);
     h.apply(serverManifest('web-2', { provider: 'second', size: 'medium' }));
     await h.until('web-2 ready at its new size', () => isReady(h.get('Server', 'web-2')) && h.get('Server', 'web-2').status.observedGeneration === 2, 20_000);
-    expect((await inventory(second.url)).servers.find((s) => s.name === 'web-2')?.size).toBe('medium');
+    expect((await inventory(secondCloud().url)).servers.find((s) => s.name === 'web-2')?.size).toBe('medium');
   });
 });
 
@@ -67,7 +54,7 @@ describe('a ready server moved to another region', () => {
     const first = h.get('Server', 'web-3').status.externalId;
     h.apply(serverManifest('web-3', { provider: 'second', region: 'us-1' }));
     await h.until('web-3 ready in us-1', () => isReady(h.get('Server', 'web-3')) && h.get('Server', 'web-3').status.externalId !== first, 20_000);
-    expect((await inventory(second.url)).servers.filter((s) => s.name === 'web-3' && s.status !== 'deleted' && s.status !== 'deleting')).toHaveLength(1);
+    expect((await inventory(secondCloud().url)).servers.filter((s) => s.name === 'web-3' && s.status !== 'deleted' && s.status !== 'deleting')).toHaveLength(1);
     expect(reasons(h, 'web-3')).toContain('Replacing');
     expect(reasons(h, 'web-3')).not.toContain('DriftDetected');
   });

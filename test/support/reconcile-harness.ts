@@ -141,3 +141,27 @@ export const appManifest = (name: string, server: string, spec: Record<string, u
   metadata: { name },
   spec: { server, source: { git: { url: 'https://git.example.com/acme/shop.git', ref: 'main' } }, command: 'node server.js', port: 8080, ...spec },
 });
+
+/**
+ * A second sandbox cloud for the whole file (a second vendor beside the harness's own):
+ * registers the hooks; call the returned function inside a test.
+ */
+export function useAnotherSandboxCloud(options: Partial<SandboxCloudOptions> = {}): () => SandboxCloud {
+  let root = '';
+  let cloud: SandboxCloud | undefined;
+  beforeAll(async () => {
+    root = mkdtempSync(join(tmpdir(), 'cairn-another-cloud-'));
+    cloud = await startSandboxCloud({ dataDir: join(root, 'cloud'), port: 0, provisionMs: 0, ...options });
+  });
+  afterAll(async () => {
+    await cloud?.close();
+    rmSync(root, { recursive: true, force: true });
+  });
+  return () => {
+    if (!cloud) throw new Error('the other sandbox cloud did not start');
+    return cloud;
+  };
+}
+
+/** The manifest under another name. */
+export const renamed = (manifest: AnyManifest, name: string): AnyManifest => ({ ...manifest, metadata: { ...manifest.metadata, name } });
