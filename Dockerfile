@@ -15,6 +15,9 @@ RUN npm run build && npm prune --omit=dev
 
 FROM node:20-bookworm-slim
 WORKDIR /app
+# The local vendor's databases are real PostgreSQL clusters: the server binaries (initdb, pg_ctl,
+# pg_dump, pg_restore) come with the image; clusters run as the image's unprivileged user.
+RUN apt-get update && apt-get install -y --no-install-recommends postgresql && rm -rf /var/lib/apt/lists/*
 ENV NODE_ENV=production CAIRN_DATA_DIR=/data
 COPY --from=build /app/node_modules ./node_modules
 COPY --from=build /app/dist ./dist

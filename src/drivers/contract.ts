@@ -73,6 +73,8 @@ export interface CredentialTest {
 }
 
 export interface ServerMetrics {
+  /** Made up by a simulated vendor (the sandbox), not measured: shown as such to users. */
+  simulated: boolean;
   cpuPercent: number;
   memoryPercent: number;
   diskPercent: number;

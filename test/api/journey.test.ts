@@ -76,7 +76,7 @@ describe('the REST API journey', () => {
     await api.until(`/api/v1/operations/${reboot.body.operation_id}`, token, (op) => op.status === 'succeeded');
     const metrics = await call('GET', `/api/v1/servers/${ids.server}/metrics`);
     expect(metrics.status).toBe(200);
-    expect(metrics.body).toMatchObject({ cpu_percent: expect.any(Number), memory_percent: expect.any(Number), disk_percent: expect.any(Number) });
+    expect(metrics.body).toMatchObject({ simulated: true, cpu_percent: expect.any(Number), memory_percent: expect.any(Number), disk_percent: expect.any(Number) });
   });
 
   it('creates a database, reads its credentials, backs it up and restores it', async () => {

@@ -114,6 +114,7 @@ export function serverRoutes(deps: ApiDeps, catalogs: ProviderCatalogs): Router 
     const provider = lookup.byId('Provider', lookup.idOf('Provider', server.spec.provider, server.namespace) ?? '');
     const metrics = await (await deps.drivers.cloudFor(provider)).metrics(externalId);
     res.json({
+      simulated: metrics.simulated,
       cpu_percent: metrics.cpuPercent,
       memory_percent: metrics.memoryPercent,
       disk_percent: metrics.diskPercent,

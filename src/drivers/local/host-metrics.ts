@@ -87,7 +87,7 @@ export class HostMetricsSampler {
   metrics(): ServerMetrics {
     const latest = this.series[this.series.length - 1];
     const point = latest && Date.now() - Date.parse(latest.ts) < 1_000 ? latest : this.sample();
-    return { ...point, sampledAt: point.ts, series: [...this.series] };
+    return { ...point, simulated: false, sampledAt: point.ts, series: [...this.series] };
   }
 
   close(): void {

@@ -46,6 +46,7 @@ export function readSize(r: WireReader): Size {
 
 export function readMetrics(r: WireReader): ServerMetrics {
   return {
+    simulated: r.boolean('simulated'),
     cpuPercent: r.number('cpu_percent'),
     memoryPercent: r.number('memory_percent'),
     diskPercent: r.number('disk_percent'),
