@@ -82,6 +82,13 @@ describe('the local vendor belongs to the operator', () => {
     expect(providers.body.items).toEqual([]);
   });
 
+  it('refuses a local Provider through POST /providers the same way, and stores no credentials', async () => {
+    const answer = await api.call('POST', '/api/v1/providers', { token: tokens.acmeOwner, body: { name: 'here', vendor: 'local' } });
+    expect(answer.status, answer.text).toBe(403);
+    expect(answer.body.detail).toMatch(/tenant "acme" may not use the local vendor.*CAIRN_LOCAL_VENDOR_TENANTS/);
+    expect((await api.call('GET', '/api/v1/providers', { token: tokens.acmeOwner })).body.items).toEqual([]);
+  });
+
   it('refuses it to a member of the allowed tenant: only owners and admins touch the host', async () => {
     const answer = await applyYaml(tokens.hostMember, hostileManifests);
     expect(answer.status, answer.text).toBe(403);
