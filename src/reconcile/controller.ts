@@ -128,15 +128,15 @@ export class Controller {
       if (!last || last.generation !== r.generation || last.deleting !== r.deleting || last.annotations !== r.annotations || last.wakes !== r.wakes) {
         this.seen.set(r.uid, { generation: r.generation, deleting: r.deleting, annotations: r.annotations, wakes: r.wakes });
         this.queue.add(r.uid);
-        if (last && (last.generation !== r.generation || last.wakes !== r.wakes)) this.wakeUsersOfProvider(r.uid);
+        if (r.kind === 'Provider' && last && (last.generation !== r.generation || last.wakes !== r.wakes)) this.wakeUsersOf(r.uid);
       }
     }
   }
 
   /** A Provider changed (spec, or credentials stored again): what stalled on it looks again now. */
-  private wakeUsersOfProvider(uid: string): void {
-    const provider = this.store.resources.get(uid);
-    if (provider?.kind !== 'Provider') return;
+  private wakeUsersOf(providerUid: string): void {
+    const provider = this.store.resources.get(providerUid);
+    if (!provider) return;
     for (const user of this.store.resources.usersOf(provider)) this.queue.add(user.uid);
   }
 

@@ -34,13 +34,6 @@ export class Slots {
     return next;
   }
 
-  get inUse(): number {
-    return this.active;
-  }
-
-  get parkedCount(): number {
-    return this.parked.length;
-  }
 }
 
 /** One set of slots per key, made on first use. */

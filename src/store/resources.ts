@@ -33,6 +33,7 @@ export interface ResourceRef {
 /** A resource's change-feed entry: what the reconciler compares to decide whether to look again. */
 export interface ResourceSignal {
   uid: string;
+  kind: Kind;
   resourceVersion: number;
   generation: number;
   deleting: boolean;
@@ -394,12 +395,13 @@ export class Resources {
   signalsSince(revision: number): ResourceSignal[] {
     const rows = this.sql
       .get(
-        `SELECT uid, resource_version, generation, deletion_timestamp, annotations, wakes FROM resources
+        `SELECT uid, kind, resource_version, generation, deletion_timestamp, annotations, wakes FROM resources
          WHERE resource_version > ? ORDER BY resource_version`,
       )
-      .all(revision) as Array<{ uid: string; resource_version: number; generation: number; deletion_timestamp: string | null; annotations: string; wakes: number }>;
+      .all(revision) as Array<{ uid: string; kind: string; resource_version: number; generation: number; deletion_timestamp: string | null; annotations: string; wakes: number }>;
     return rows.map((row) => ({
       uid: row.uid,
+      kind: row.kind as Kind,
       resourceVersion: row.resource_version,
       generation: row.generation,
       deleting: row.deletion_timestamp !== null,
