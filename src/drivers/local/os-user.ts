@@ -33,8 +33,8 @@ export function runningAsRoot(): boolean {
  * The unprivileged user to run as when cairn is root (undefined otherwise): the one `setting`
  * names, else `fallback`; what runs there is `what` ("apps and their builds"), for messages.
  */
-export function unprivilegedUser(setting: string, fallback: string, what: string, env: NodeJS.ProcessEnv = process.env): OsUser | undefined {
-  if (!runningAsRoot()) return undefined;
+export function unprivilegedUser(setting: string, fallback: string, what: string, env: NodeJS.ProcessEnv = process.env, asRoot = runningAsRoot()): OsUser | undefined {
+  if (!asRoot) return undefined;
   const name = env[setting] && env[setting] !== '' ? env[setting] : fallback;
   const user = lookUpOsUser(name);
   if (!user) {
@@ -48,8 +48,8 @@ export function unprivilegedUser(setting: string, fallback: string, what: string
 }
 
 /** Who apps and their builds run as (CAIRN_APP_USER, default `nobody`, when cairn is root). */
-export function appOsUser(env: NodeJS.ProcessEnv = process.env): OsUser | undefined {
-  return unprivilegedUser('CAIRN_APP_USER', 'nobody', 'apps and their builds', env);
+export function appOsUser(env: NodeJS.ProcessEnv = process.env, asRoot = runningAsRoot()): OsUser | undefined {
+  return unprivilegedUser('CAIRN_APP_USER', 'nobody', 'apps and their builds', env, asRoot);
 }
 
 /** Lets `user` reach `dir`: each ancestor cairn owns gets the search bit for others. */
