@@ -12,6 +12,7 @@ import { join } from 'node:path';
 import git from 'isomorphic-git';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startApiServer, type ApiServer } from './support/api-server.js';
+import { until } from './support/until.js';
 
 const PASSWORD = 'recovery password';
 const root = mkdtempSync(join(tmpdir(), 'cairn-recovery-'));
@@ -61,21 +62,6 @@ async function visit(url: string): Promise<{ version: number; pid: number }> {
   return (await response.json()) as { version: number; pid: number };
 }
 
-async function until<T>(what: string, read: () => Promise<T>, done: (value: T) => boolean, timeoutMs = 30_000): Promise<T> {
-  const end = Date.now() + timeoutMs;
-  let last: T | undefined;
-  let failure: unknown;
-  while (Date.now() < end) {
-    try {
-      last = await read();
-      if (done(last)) return last;
-    } catch (error) {
-      failure = error;
-    }
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
-  throw new Error(`timed out waiting for ${what}; last: ${JSON.stringify(last)} ${failure instanceof Error ? failure.message : ''}`);
-}
 
 const call = (method: string, path: string, body?: unknown): Promise<{ status: number; body: any }> =>
   api.call(method, path, { token, ...(body !== undefined ? { body } : {}) });

@@ -16,6 +16,7 @@ import { postgresInstallations } from '../src/drivers/local/postgres-installatio
 import { startApiServer, type ApiServer } from './support/api-server.js';
 import { REPO_ROOT, runCairn, spawnCairn } from './support/cairn-process.js';
 import { stopLocalClusters } from './support/local-clusters.js';
+import { until } from './support/until.js';
 
 const PASSWORD = 'correct horse battery staple';
 const VERSION = postgresInstallations()[0]?.major ?? 'none';
@@ -99,21 +100,6 @@ async function visit(url: string): Promise<Visit> {
   return (await response.json()) as Visit;
 }
 
-async function until<T>(what: string, read: () => Promise<T>, done: (value: T) => boolean, timeoutMs = 50_000): Promise<T> {
-  const end = Date.now() + timeoutMs;
-  let last: T | undefined;
-  let failure: unknown;
-  while (Date.now() < end) {
-    try {
-      last = await read();
-      if (done(last)) return last;
-    } catch (error) {
-      failure = error;
-    }
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
-  throw new Error(`timed out waiting for ${what}; last: ${JSON.stringify(last)} ${failure instanceof Error ? failure.message : ''}`);
-}
 
 async function call(method: string, path: string, body?: unknown): Promise<{ status: number; body: any }> {
   return api.call(method, path, { token, ...(body !== undefined ? { body } : {}) });

@@ -14,6 +14,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { postgresInstallations } from '../src/drivers/local/postgres-installations.js';
 import { startApiServer, type ApiServer } from './support/api-server.js';
 import { clusterPids, stopLocalClusters } from './support/local-clusters.js';
+import { until } from './support/until.js';
 
 const PASSWORD = 'correct horse battery staple';
 const VERSION = postgresInstallations()[0]?.major ?? 'none';
@@ -70,21 +71,6 @@ async function refused(connectionString: string): Promise<boolean> {
   }
 }
 
-async function until<T>(what: string, read: () => Promise<T>, done: (value: T) => boolean, timeoutMs = 60_000): Promise<T> {
-  const end = Date.now() + timeoutMs;
-  let last: T | undefined;
-  let failure: unknown;
-  while (Date.now() < end) {
-    try {
-      last = await read();
-      if (done(last)) return last;
-    } catch (error) {
-      failure = error;
-    }
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
-  throw new Error(`timed out waiting for ${what}; last: ${JSON.stringify(last)} ${failure instanceof Error ? failure.message : ''}`);
-}
 
 async function orderCount(connectionString: string): Promise<number> {
   return Number((await query<{ n: string }>(connectionString, 'select count(*) as n from orders'))[0]?.n);
@@ -191,7 +177,7 @@ describe('a PostgreSQL database on the local vendor', () => {
     const before = (await call('GET', `/api/v1/databases/${dbId}/backups`)).body.items.length as number;
     const deleting = await call('DELETE', `/api/v1/databases/${dbId}`);
     expect(deleting.status).toBe(202);
-    await until('the database to be gone', () => call('GET', `/api/v1/databases/${dbId}`), (answer) => answer.status === 404);
+    await until('the database to be gone', () => call('GET', `/api/v1/databases/${dbId}`), (answer) => answer.status === 404, 60_000);
     const events = (await call('GET', `/api/v1/events?resource_id=${dbId}&limit=200`)).body.items as Array<{ message: string }>;
     expect(events.some((e) => /final backup/i.test(e.message))).toBe(true);
     const dumps = readdirSync(join(dataDir, 'local', 'backups')).filter((f) => f.endsWith('.dump'));
