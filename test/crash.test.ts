@@ -9,20 +9,10 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { collect, runCairn, spawnCairn, startSandboxCloudProcess, type SandboxCloudProcess } from './support/cairn-process.js';
 import { writeStack } from './support/manifests.js';
+import { crashSeed, seededRandom } from './support/seeded-random.js';
 import { countByName, inventory } from './support/vendor-inventory.js';
 
 const KILLS = Number(process.env.CAIRN_CRASH_KILLS ?? 20);
-
-/** A small seeded PRNG, so a failing run can be repeated with the same kill times. */
-function mulberry32(seed: number): () => number {
-  let a = seed;
-  return () => {
-    a = (a + 0x6d2b79f5) | 0;
-    let t = Math.imul(a ^ (a >>> 15), 1 | a);
-    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 let root: string;
 let cloud: SandboxCloudProcess;
@@ -40,9 +30,8 @@ afterAll(async () => {
 
 describe('SIGKILL during apply and delete', () => {
   it(`never leaks or duplicates a vendor resource over ${KILLS} kills, then converges`, async () => {
-    const seed = Number(process.env.CAIRN_CRASH_SEED ?? Date.now() % 100_000);
-    const random = mulberry32(seed);
-    console.log(`crash test: seed ${seed}, ${KILLS} kills; replay with CAIRN_CRASH_SEED=${seed}`);
+    const seed = crashSeed(`crash test against the sandbox cloud, ${KILLS} kills`);
+    const random = seededRandom(seed);
     const dataDir = join(root, 'state');
     const dir = join(root, 'manifests');
     const sizes = ['small', 'medium', 'large'];

@@ -178,6 +178,11 @@ export interface DatabaseObserved {
    * (killed, host restarted): drift that `update` heals by starting it again.
    */
   down?: string;
+  /**
+   * Set when its creation stopped before it finished and nothing is finishing it (the local
+   * runtime: the cairn process creating it was killed): `update` creates it again from the start.
+   */
+  interrupted?: string;
 }
 
 export type VendorAppStatus = 'deploying' | 'running' | 'stopping' | 'stopped' | 'failed' | 'deleting';

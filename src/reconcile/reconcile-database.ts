@@ -13,7 +13,7 @@ import { missingPasswordStep, restoreStep, rotationStep } from './database-actio
 import { pendingBackupStep, retentionStep, runningBackupStep, scheduledBackupStep, untilNextScheduledBackup, type DatabaseAtVendor } from './database-backups.js';
 import { forgetPasswords, passwordForCreate, storedPassword } from './database-password.js';
 import { finalBackupStep } from './final-backup.js';
-import { observeManagedDrift, reconcileManaged, type ManagedAdapter, type Progress, type StepResult } from './managed.js';
+import { REASON_CREATING, observeManagedDrift, reconcileManaged, type ManagedAdapter, type Progress, type StepResult } from './managed.js';
 import { placementOf } from './placement.js';
 import type { StatusDraft } from './status-draft.js';
 
@@ -64,6 +64,11 @@ const databaseAdapter: ManagedAdapter<'Database', DatabaseDesired, DatabaseObser
     return changes;
   },
 
+  requested(_ctx, _r, _desired, observed) {
+    // Its creation was cut short (the cairn process making it was killed): made again, not drift.
+    return observed.interrupted === undefined ? null : { reason: REASON_CREATING, message: `database ${observed.id}: ${observed.interrupted}; creating it again` };
+  },
+
   progress(_r, observed): Progress {
     switch (observed.status) {
       case 'available':
@@ -111,6 +116,8 @@ const databaseAdapter: ManagedAdapter<'Database', DatabaseDesired, DatabaseObser
   },
 
   async beforeDelete(ctx, r, observed, draft) {
+    // Never available, so nothing was ever written to it: there is nothing to back up.
+    if (observed.status === 'creating') return null;
     return finalBackupStep(ctx, r, await atVendor(ctx, r, observed, 'delete'), draft);
   },
 

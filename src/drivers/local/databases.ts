@@ -16,6 +16,7 @@ import { SecretIntegrityError } from '../../secrets/envelope.js';
 import type { DataKeyWrapper } from '../../secrets/sealed-stream.js';
 import { dumpDatabase, restoreDatabase, verifyBackup } from './postgres-backups.js';
 import { postgresFor } from './postgres-installations.js';
+import { processAlive } from './orphaned-apps.js';
 import { findByRef, type BackupRecord, type DatabaseRecord } from './state-file.js';
 
 /** `shop-db` → `shop_db`: a role and database name that needs no quoting. */
@@ -63,11 +64,17 @@ export class LocalDatabases implements DatabaseRuntime, Workloads {
       id: db.id, name: db.name, clientToken: db.clientToken, serverId: db.serverId, type: db.type, version: db.version,
       storageGb: db.storageGb, status: db.status, host: '127.0.0.1', port: db.port, engineVersion: db.engineVersion, message: db.message,
     };
+    if (db.status === 'creating' && !this.beingCreated(db)) observed.interrupted = 'cairn stopped while creating it';
     // Stopped with its server is as asked; stopped otherwise (killed, host rebooted) is drift that update heals.
     if (db.status !== 'creating' && db.status !== 'error' && !this.serverStopped(db.serverId) && this.host.cluster(db).runningPid() === null) {
       observed.down = 'its PostgreSQL server is not running';
     }
     return observed;
+  }
+
+  /** Whether a live cairn process is still creating it (this one, or another sharing the data dir). */
+  private beingCreated(db: DatabaseRecord): boolean {
+    return db.workerPid !== undefined && processAlive(db.workerPid);
   }
 
   observe(ref: ExternalRef): Promise<DatabaseObserved | null> {
@@ -118,6 +125,7 @@ export class LocalDatabases implements DatabaseRuntime, Workloads {
 
   async update(externalId: string, desired: DatabaseDesired): Promise<DatabaseObserved> {
     const db = this.required(externalId);
+    if (db.status === 'creating' && !this.beingCreated(db)) return this.createAgain(db, desired);
     if (postgresFor(desired.name, desired.version).major !== postgresFor(db.name, db.version).major) {
       throw new VendorRejectedError(`Database/${desired.name}: changing the major version (${db.version} → ${desired.version}) in place is not supported by the local runtime`, { field: 'version' });
     }
@@ -129,6 +137,19 @@ export class LocalDatabases implements DatabaseRuntime, Workloads {
       await this.host.cluster(db).start();
     }
     return this.toObserved(this.required(externalId));
+  }
+
+  /**
+   * A creation its cairn process did not finish (killed mid-initdb, say): nothing can be in the
+   * half-made cluster yet, so it is thrown away and made again under the same id and port.
+   */
+  private async createAgain(db: DatabaseRecord, desired: DatabaseDesired): Promise<DatabaseObserved> {
+    if (desired.password === '') throw new Error(`Database/${desired.name}: cairn has no password stored for it, so it cannot create it again`);
+    await this.host.cluster(db).destroy();
+    this.change(db.id, (d) => Object.assign(d, { workerPid: process.pid, message: null }));
+    const record = this.required(db.id);
+    this.host.background(() => this.build(record, desired.password));
+    return this.toObserved(record);
   }
 
   async delete(externalId: string): Promise<void> {

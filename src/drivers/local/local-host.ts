@@ -45,15 +45,16 @@ export class LocalHost {
   }
 
   /**
-   * Work whose cairn process is gone (it stopped or was killed while backing up, restoring or
-   * creating) never finishes: say so. Work of a cairn process still running is left to it.
+   * Backups and restores whose cairn process is gone (it stopped or was killed) never finish:
+   * say so. Work of a cairn process still running is left to it. A database whose creation was
+   * interrupted stays `creating`: observe reports it, and `update` creates it again.
    */
   private recoverInterruptedWork(): void {
     const orphaned = (pid: number | undefined): boolean => pid === undefined || !processAlive(pid);
     const state = this.state.current;
     const stale =
       state.backups.some((b) => b.status === 'running' && orphaned(b.workerPid)) ||
-      state.databases.some((d) => (d.status === 'creating' && orphaned(d.workerPid)) || d.restores.some((r) => r.status === 'running' && orphaned(r.workerPid)));
+      state.databases.some((d) => d.restores.some((r) => r.status === 'running' && orphaned(r.workerPid)));
     if (!stale) return;
     const now = new Date().toISOString();
     this.state.update((s) => {
@@ -66,9 +67,6 @@ export class LocalHost {
         }
         const busy = s.backups.some((b) => b.databaseId === d.id && b.status === 'running') || d.restores.some((r) => r.status === 'running');
         if ((d.status === 'backing_up' || d.status === 'restoring') && !busy) d.status = 'available';
-        if (d.status === 'creating' && orphaned(d.workerPid)) {
-          Object.assign(d, { status: 'error', message: 'cairn stopped while this database was being created; delete it and create it again' });
-        }
       }
     });
   }

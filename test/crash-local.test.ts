@@ -1,0 +1,184 @@
+/**
+ * @module Crash safety on the local vendor: `cairn serve --watch` reconciling a real PostgreSQL
+ * database and a real app process on this host is killed with SIGKILL at random moments (seeded:
+ * `CAIRN_CRASH_SEED` replays), while the database and the app are declared or removed. After
+ * every kill this host holds at most one cluster and one record per database and at most one
+ * process per app, and no cluster without its record; a last start converges to exactly one of
+ * each, and removing them leaves no cluster and no process behind.
+ */
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, unlinkSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { ChildProcess } from 'node:child_process';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { processAlive } from '../src/drivers/local/orphaned-apps.js';
+import { postgresInstallations } from '../src/drivers/local/postgres-installations.js';
+import type { LocalState } from '../src/drivers/local/state-file.js';
+import { Store } from '../src/store/store.js';
+import { collect, spawnCairn } from './support/cairn-process.js';
+import { stopLocalClusters } from './support/local-clusters.js';
+import { crashSeed, seededRandom } from './support/seeded-random.js';
+import { until } from './support/until.js';
+
+const KILLS = Number(process.env.CAIRN_CRASH_LOCAL_KILLS ?? 8);
+const VERSION = postgresInstallations()[0]?.major;
+const APP = 'crash-app';
+const DATABASE = 'crash-db';
+
+const root = mkdtempSync(join(tmpdir(), 'cairn-crash-local-'));
+const manifests = join(root, 'manifests');
+const appDir = join(root, 'app');
+const dataDir = join(root, 'state');
+const hostRoot = join(dataDir, 'local');
+const ENV = { CAIRN_LOCAL_SOURCE_DIRS: root, CAIRN_LOCAL_HEALTH_TIMEOUT_MS: '5000', CAIRN_POLL_MS: '100' };
+
+const declared = {
+  'provider.yaml': 'apiVersion: cairn.dev/v1\nkind: Provider\nmetadata: { name: host }\nspec: { vendor: local }\n',
+  'server.yaml': 'apiVersion: cairn.dev/v1\nkind: Server\nmetadata: { name: this-host }\nspec: { provider: host, region: local, size: host }\n',
+  'database.yaml': `apiVersion: cairn.dev/v1\nkind: Database\nmetadata: { name: ${DATABASE} }\nspec: { type: postgresql, server: this-host, version: "${VERSION}", storageGb: 1 }\n`,
+  'app.yaml': `apiVersion: cairn.dev/v1\nkind: App\nmetadata: { name: ${APP} }\nspec:\n  server: this-host\n  source: { path: "${appDir}" }\n  command: "exec node server.js"\n  env: { CRASH_APP: ${APP} }\n  healthCheck: { path: /healthz }\n`,
+};
+
+/** Declares the database and the app, or removes them (the provider and server stay). */
+function declare(withWorkloads: boolean): void {
+  for (const [file, text] of Object.entries(declared)) {
+    const path = join(manifests, file);
+    if (withWorkloads || file === 'provider.yaml' || file === 'server.yaml') writeFileSync(path, text);
+    else if (existsSync(path)) unlinkSync(path);
+  }
+}
+
+function localState(): LocalState {
+  const path = join(hostRoot, 'state.json');
+  return existsSync(path) ? (JSON.parse(readFileSync(path, 'utf8')) as LocalState) : { servers: [], databases: [], backups: [], apps: [] };
+}
+
+/** The ids of the PostgreSQL clusters on disk (initialised or begun). */
+function clusterIds(): string[] {
+  const dir = join(hostRoot, 'postgres');
+  return existsSync(dir) ? readdirSync(dir) : [];
+}
+
+/** Live processes of this host's app `name`, with the cairn process that started each. */
+function appProcesses(name: string): Array<{ pid: number; owner: number }> {
+  const found: Array<{ pid: number; owner: number }> = [];
+  for (const entry of readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    let vars: string[];
+    try {
+      vars = readFileSync(`/proc/${entry}/environ`, 'utf8').split('\0');
+    } catch {
+      continue;
+    }
+    if (!vars.includes(`CAIRN_LOCAL_HOST=${hostRoot}`) || !vars.includes(`CRASH_APP=${name}`)) continue;
+    const owner = Number(vars.find((v) => v.startsWith('CAIRN_LOCAL_OWNER='))?.slice('CAIRN_LOCAL_OWNER='.length));
+    if (processAlive(Number(entry))) found.push({ pid: Number(entry), owner });
+  }
+  return found;
+}
+
+/** What this host holds, for the assertions' messages. */
+function world(): string {
+  const state = localState();
+  return JSON.stringify({ databases: state.databases.map((d) => `${d.name}:${d.id}:${d.status}`), apps: state.apps.map((a) => `${a.name}:${a.id}`), clusters: clusterIds(), processes: appProcesses(APP) });
+}
+
+/** The phase of each declared database and app, as cairn records it (absent: not recorded). */
+function phases(): Record<string, string> {
+  const store = Store.open(dataDir);
+  try {
+    const result: Record<string, string> = {};
+    for (const kind of ['Database', 'App'] as const) {
+      for (const r of store.resources.list({ tenant: 'default', kind })) {
+        const ready = r.status.conditions.find((c) => c.type === 'Ready');
+        result[r.name] = r.status.observedGeneration === r.generation ? r.status.phase : `pending (${r.status.phase}: ${ready?.reason ?? ''} ${ready?.message ?? ''})`;
+      }
+    }
+    return result;
+  } finally {
+    store.close();
+  }
+}
+
+function startServe(): { child: ChildProcess; output: () => string } {
+  const child = spawnCairn(['serve', '--port', '0', '--data-dir', dataDir, '--watch', manifests], { env: ENV });
+  let output = '';
+  child.stdout?.on('data', (chunk: Buffer) => (output += chunk.toString()));
+  child.stderr?.on('data', (chunk: Buffer) => (output += chunk.toString()));
+  return { child, output: () => output };
+}
+
+/** Every invariant that must hold whenever cairn is not running, whatever moment it died at. */
+function expectNothingLeakedOrDoubled(context: string): void {
+  const state = localState();
+  expect(state.databases.filter((d) => d.name === DATABASE).length, `${context}: database records ${world()}`).toBeLessThanOrEqual(1);
+  expect(state.apps.filter((a) => a.name === APP).length, `${context}: app records ${world()}`).toBeLessThanOrEqual(1);
+  const recorded = new Set(state.databases.map((d) => d.id));
+  expect(clusterIds().filter((id) => !recorded.has(id)), `${context}: clusters without a record ${world()}`).toEqual([]);
+  expect(appProcesses(APP).length, `${context}: app processes ${world()}`).toBeLessThanOrEqual(1);
+}
+
+beforeAll(() => {
+  if (VERSION === undefined) throw new Error('this test needs PostgreSQL server binaries (initdb, pg_ctl); install postgresql');
+  mkdirSync(manifests);
+  mkdirSync(appDir);
+  writeFileSync(
+    join(appDir, 'server.js'),
+    `require('http').createServer((req, res) => res.end(req.url === '/healthz' ? 'ok' : String(process.pid))).listen(Number(process.env.PORT), '127.0.0.1');\n`,
+  );
+});
+
+afterAll(async () => {
+  for (const { pid } of appProcesses(APP)) process.kill(pid, 'SIGKILL');
+  await stopLocalClusters(dataDir);
+  rmSync(root, { recursive: true, force: true });
+});
+
+describe('SIGKILL of cairn serve on the local vendor', () => {
+  it(`never leaks or doubles a cluster or an app process over ${KILLS} kills, then converges and cleans up`, async () => {
+    const seed = crashSeed(`crash test against the local vendor, ${KILLS} kills`);
+    const random = seededRandom(seed);
+    let landed = 0;
+    for (let kill = 0; kill < KILLS; kill++) {
+      const withWorkloads = kill === 0 || random() < 0.65;
+      declare(withWorkloads);
+      const serve = startServe();
+      const done = collect(serve.child, { timeoutMs: 60_000 });
+      // The kill comes a random moment after serve starts reconciling, when cluster creation,
+      // app deploys, final backups and deletes are under way.
+      const delay = Math.floor(random() * 4000);
+      await until('serve to start reconciling', () => Promise.resolve(serve.output()), (text) => /reconciling/.test(text) || serve.child.exitCode !== null, 30_000);
+      await new Promise((resolve) => setTimeout(resolve, delay));
+      serve.child.kill('SIGKILL');
+      const result = await done;
+      if (result.signal === 'SIGKILL') landed++;
+      expectNothingLeakedOrDoubled(`seed ${seed}, run ${kill} (${withWorkloads ? 'declared' : 'removed'}) killed ${delay} ms into reconciling`);
+    }
+    expect(landed, `seed ${seed}: kills that interrupted a running serve`).toBe(KILLS);
+
+    declare(true);
+    const serve = startServe();
+    try {
+      await until('the database and the app to be up', () => Promise.resolve(phases()), (p) => p[DATABASE] === 'available' && p[APP] === 'running', 120_000).catch((error: Error) => {
+        throw new Error(`${error.message}\nhost: ${world()}\nserve said:\n${serve.output().slice(-3000)}`);
+      });
+      await until('the database and the app to be up', () => Promise.resolve(phases()), (p) => p[DATABASE] === 'available' && p[APP] === 'running', 120_000);
+      const state = localState();
+      expect(state.databases.map((d) => d.name), `seed ${seed}: ${world()}`).toEqual([DATABASE]);
+      expect(clusterIds(), `seed ${seed}: ${world()}`).toEqual(state.databases.map((d) => d.id));
+      expect(state.apps.map((a) => a.name), `seed ${seed}: ${world()}`).toEqual([APP]);
+      const running = await until('one app process, run by this serve', () => Promise.resolve(appProcesses(APP)), (p) => p.length === 1 && p[0]?.owner === serve.child.pid, 30_000);
+      expect(running).toHaveLength(1);
+
+      declare(false);
+      await until('the database and the app to be removed', () => Promise.resolve(phases()), (p) => p[DATABASE] === undefined && p[APP] === undefined, 120_000);
+      expect(localState().databases, `seed ${seed}: ${world()}`).toEqual([]);
+      expect(localState().apps, `seed ${seed}: ${world()}`).toEqual([]);
+      expect(clusterIds(), `seed ${seed}: ${world()}`).toEqual([]);
+      await until('no app process left', () => Promise.resolve(appProcesses(APP)), (p) => p.length === 0, 30_000);
+    } finally {
+      serve.child.kill('SIGTERM');
+      await collect(serve.child, { timeoutMs: 30_000 }).catch(() => undefined);
+    }
+  }, 600_000);
+});
