@@ -6,6 +6,7 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { CloudDriver, ServerDesired, ServerObserved } from './contract.js';
+import { UnsupportedError } from './errors.js';
 import { contractKey, waitUntil, type ContractTiming } from './waiting.contract.js';
 
 export interface CloudDriverFixture {
@@ -111,9 +112,14 @@ export function runCloudDriverContract(name: string, makeDriver: () => Promise<C
       await settled(server.id, 'running');
     });
 
-    it('reads metrics of a server', async () => {
+    it('reads metrics of a server, or says why its vendor cannot', async () => {
       const { server } = await createServer('metrics');
       await settled(server.id, 'running');
+      if (driver.metricsUnsupported !== undefined) {
+        expect(driver.metricsUnsupported).not.toBe('');
+        await expect(driver.metrics(server.id)).rejects.toBeInstanceOf(UnsupportedError);
+        return;
+      }
       const metrics = await driver.metrics(server.id);
       for (const value of [metrics.cpuPercent, metrics.memoryPercent, metrics.diskPercent]) {
         expect(value).toBeGreaterThanOrEqual(0);

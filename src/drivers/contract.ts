@@ -89,6 +89,8 @@ export interface CloudDriver {
   regions(): Promise<Region[]>;
   sizes(): Promise<Size[]>;
   testCredentials(): Promise<CredentialTest>;
+  /** Why this vendor cannot report a server's CPU, memory and disk use, when it cannot: `metrics` then refuses (UnsupportedError). */
+  readonly metricsUnsupported?: string;
   metrics(externalId: string): Promise<ServerMetrics>;
   /** Releases sockets, timers and child services. */
   close(): Promise<void>;

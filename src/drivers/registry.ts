@@ -3,12 +3,14 @@
  */
 import type { Vendor } from './contract.js';
 import { UnsupportedError } from './errors.js';
+import { hetznerVendor } from './hetzner/index.js';
 import { localVendor } from './local/index.js';
 import { sandboxVendor } from './sandbox/index.js';
 
 export const vendors: Map<string, Vendor> = new Map<string, Vendor>([
   [sandboxVendor.id, sandboxVendor],
   [localVendor.id, localVendor],
+  [hetznerVendor.id, hetznerVendor],
 ]);
 
 /** The vendor with this id; throws an UnsupportedError listing the supported ones otherwise. */

@@ -6,7 +6,7 @@ import type { AppDesired, AppLogLine, AppObserved, AppRuntime } from '../contrac
 import type { SandboxHttpClient } from './http-client.js';
 import { HostedThings, segment } from './hosted-things.js';
 import { appConfigBody, readApp, readLogLine } from './wire-format.js';
-import { WireReader } from './wire-reader.js';
+import { WireReader } from '../kit/wire-reader.js';
 
 export class SandboxApps extends HostedThings<AppObserved> implements AppRuntime {
   constructor(client: SandboxHttpClient) {

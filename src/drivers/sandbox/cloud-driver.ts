@@ -9,7 +9,7 @@ import type {
 import { VendorAuthError, VendorRejectedError } from '../errors.js';
 import type { SandboxHttpClient } from './http-client.js';
 import { readMetrics, readRegion, readServer, readSize } from './wire-format.js';
-import { WireReader } from './wire-reader.js';
+import { WireReader } from '../kit/wire-reader.js';
 
 const id = encodeURIComponent;
 

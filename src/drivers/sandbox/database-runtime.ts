@@ -7,7 +7,7 @@ import type { BackupObserved, DatabaseDesired, DatabaseEndpoint, DatabaseObserve
 import type { SandboxHttpClient } from './http-client.js';
 import { HostedThings, segment } from './hosted-things.js';
 import { databaseCreateBody, readBackup, readDatabase, readEndpoint } from './wire-format.js';
-import { WireReader } from './wire-reader.js';
+import { WireReader } from '../kit/wire-reader.js';
 
 export class SandboxDatabases extends HostedThings<DatabaseObserved> implements DatabaseRuntime {
   constructor(client: SandboxHttpClient) {

@@ -4,7 +4,7 @@
  */
 import type { ExternalRef } from '../contract.js';
 import type { SandboxHttpClient } from './http-client.js';
-import { WireReader } from './wire-reader.js';
+import { WireReader } from '../kit/wire-reader.js';
 
 /** A value as one URL path segment or query value. */
 export const segment = encodeURIComponent;

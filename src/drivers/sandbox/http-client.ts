@@ -9,6 +9,7 @@
  */
 import { guardedFetch, outboundRefusal } from '../../net/guarded-fetch.js';
 import { VendorAuthError, VendorRejectedError, VendorUnavailableError } from '../errors.js';
+import { describeCause, parseRetryAfter, summarise } from '../kit/vendor-text.js';
 
 export interface SandboxHttpClientOptions {
   /** e.g. http://127.0.0.1:9100 */
@@ -35,30 +36,6 @@ export interface HttpAnswer {
   status: number;
   /** Parsed JSON, or undefined for an empty body. */
   body: unknown;
-}
-
-/** `Retry-After` as milliseconds: delay-seconds or an HTTP date. */
-export function parseRetryAfter(value: string | null, nowMs = Date.now()): number | undefined {
-  if (value === null || value.trim() === '') return undefined;
-  if (/^\d+$/.test(value.trim())) return Number(value.trim()) * 1000;
-  const at = Date.parse(value);
-  return Number.isNaN(at) ? undefined : Math.max(0, at - nowMs);
-}
-
-function describeCause(error: unknown): string {
-  if (!(error instanceof Error)) return String(error);
-  const cause = error.cause;
-  if (cause instanceof Error) {
-    const code = (cause as NodeJS.ErrnoException).code;
-    return code ? `${error.message} (${code}: ${cause.message})` : `${error.message} (${cause.message})`;
-  }
-  return error.message;
-}
-
-/** A vendor's text, one line and at most 200 characters: what it says is quoted, never relayed whole. */
-function summarise(text: string): string {
-  const line = [...text].map((c) => (c < ' ' || c === '\u007f' ? ' ' : c)).join('').replace(/ +/g, ' ').trim();
-  return line.length > 200 ? `${line.slice(0, 200)}…` : line;
 }
 
 /** The vendor's structured error message and field; a body that is not one is described, not echoed. */

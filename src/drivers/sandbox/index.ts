@@ -5,6 +5,7 @@
  */
 import type { CloudDriver, CredentialField, DriverConfig, RuntimeDriver, Vendor } from '../contract.js';
 import { VendorRejectedError } from '../errors.js';
+import { checkedEndpoint } from '../kit/endpoint.js';
 import { SandboxCloudDriver } from './cloud-driver.js';
 import { SandboxHttpClient } from './http-client.js';
 import { acquireInProcessCloud } from './in-process-cloud.js';
@@ -29,19 +30,6 @@ interface Connection {
   release: () => Promise<void>;
 }
 
-function checkEndpoint(providerName: string, endpoint: string): string {
-  let url: URL;
-  try {
-    url = new URL(endpoint);
-  } catch {
-    throw new VendorRejectedError(`Provider/${providerName}: spec.endpoint "${endpoint}" is not a URL (e.g. http://127.0.0.1:9100)`, { field: 'endpoint' });
-  }
-  if (url.protocol !== 'http:' && url.protocol !== 'https:') {
-    throw new VendorRejectedError(`Provider/${providerName}: spec.endpoint "${endpoint}" must be an http or https URL`, { field: 'endpoint' });
-  }
-  return endpoint.replace(/\/+$/, '');
-}
-
 /**
  * Knobs of the in-process sandbox, from the environment (demos and tests):
  * CAIRN_SANDBOX_PROVISION_MS (how long a new server provisions; default 1000) and
@@ -61,9 +49,8 @@ function inProcessOptions(env: NodeJS.ProcessEnv): { provisionMs?: number; laten
 async function connect(config: DriverConfig): Promise<Connection> {
   const given = config.credentials?.['token'];
   const token = given !== undefined && given !== '' ? given : DEFAULT_SANDBOX_TOKEN;
-  const endpoint = config.spec.endpoint;
-  if (endpoint !== undefined && endpoint !== '') {
-    const baseUrl = checkEndpoint(config.providerName, endpoint);
+  const baseUrl = checkedEndpoint(config.providerName, config.spec.endpoint);
+  if (baseUrl !== undefined) {
     const client = new SandboxHttpClient({ baseUrl, token, requestTimeoutMs: config.requestTimeoutMs });
     return { client, describe: baseUrl, release: () => Promise.resolve() };
   }

@@ -6,7 +6,7 @@ import type {
   AppDesired, AppLogLine, AppObserved, BackupObserved, DatabaseDesired, DatabaseEndpoint, DatabaseObserved, Region,
   ServerMetrics, ServerObserved, Size, VendorAppStatus, VendorBackupStatus, VendorDatabaseStatus, VendorServerStatus,
 } from '../contract.js';
-import { WireReader } from './wire-reader.js';
+import { WireReader } from '../kit/wire-reader.js';
 
 const SERVER_STATUSES: readonly VendorServerStatus[] = ['provisioning', 'running', 'stopping', 'stopped', 'starting', 'rebooting', 'deleting', 'error'];
 const DATABASE_STATUSES: readonly VendorDatabaseStatus[] = ['creating', 'available', 'backing_up', 'restoring', 'deleting', 'error'];

@@ -1,12 +1,12 @@
 /**
- * @module Reading the sandbox vendor's JSON answers without trusting them: each reader checks
+ * @module Reading a vendor's JSON answers without trusting them: each reader checks
  * one field's type and says which field of which answer was wrong.
  */
 import { VendorUnavailableError } from '../errors.js';
 
 export type WireObject = Record<string, unknown>;
 
-/** Reads fields of one vendor object; `where` names it in errors (`sandbox: observe server "x": server`). */
+/** Reads fields of one vendor object; `where` names it in errors (`hetzner: observe server 42: server`). */
 export class WireReader {
   constructor(
     private readonly value: WireObject,
@@ -23,6 +23,11 @@ export class WireReader {
   private wrong(key: string, expected: string): VendorUnavailableError {
     const got = JSON.stringify(this.value[key])?.slice(0, 100) ?? 'nothing';
     return new VendorUnavailableError(`${this.where}: unexpected answer from the vendor: "${key}" should be ${expected}, got ${got}`);
+  }
+
+  /** The field as sent, unchecked (for presence and null tests before a typed read). */
+  raw(key: string): unknown {
+    return this.value[key];
   }
 
   object(key: string): WireReader {

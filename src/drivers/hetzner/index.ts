@@ -1,0 +1,66 @@
+/**
+ * @module The `hetzner` vendor: Hetzner Cloud servers through its public API
+ * (https://api.hetzner.cloud/v1, or the Provider's `spec.endpoint`), authenticated by a project's
+ * API token, within Hetzner's budget of 3,600 requests an hour per project.
+ */
+import { createHash } from 'node:crypto';
+import type { CloudDriver, CredentialField, DriverConfig, RuntimeDriver, Vendor } from '../contract.js';
+import { UnsupportedError, VendorAuthError } from '../errors.js';
+import { checkedEndpoint } from '../kit/endpoint.js';
+import { sharedBudget } from '../kit/rate-budget.js';
+import { VendorHttpClient, type VendorErrorText } from '../kit/vendor-http.js';
+import { HetznerCloudDriver } from './cloud-driver.js';
+
+export const HETZNER_API = 'https://api.hetzner.cloud/v1';
+
+const CREDENTIAL_FIELDS: readonly CredentialField[] = [
+  { name: 'token', description: 'API token of the Hetzner Cloud project (Console → Security → API tokens), with Read & Write permission.', required: true },
+];
+
+/** Error codes Hetzner gives for what passes by itself: an action still running on the resource, a conflict, maintenance. */
+const PASSING = new Set(['locked', 'conflict', 'maintenance', 'timeout', 'unavailable', 'robot_unavailable']);
+
+/** Hetzner's error body: `{ "error": { "code", "message", "details": { "fields": [{ "name" }] } } }`. */
+function readError(body: unknown): VendorErrorText | undefined {
+  const error = (body as { error?: { code?: unknown; message?: unknown; details?: { fields?: Array<{ name?: unknown }> } | null } } | undefined)?.error;
+  if (typeof error?.message !== 'string') return undefined;
+  const field = error.details?.fields?.[0]?.name;
+  const code = typeof error.code === 'string' ? ` (${error.code})` : '';
+  return { message: `${error.message}${code}`, ...(typeof field === 'string' ? { field } : {}), ...(PASSING.has(String(error.code)) ? { passing: true } : {}) };
+}
+
+function connect(config: DriverConfig): { client: VendorHttpClient; baseUrl: string } {
+  const token = config.credentials?.['token'];
+  if (token === undefined || token === '') {
+    throw new VendorAuthError(`Provider/${config.providerName}: hetzner needs credentials with a "token" (a Hetzner Cloud API token)`);
+  }
+  const baseUrl = checkedEndpoint(config.providerName, config.spec.endpoint) ?? HETZNER_API;
+  const fingerprint = createHash('sha256').update(token).digest('hex').slice(0, 16);
+  const client = new VendorHttpClient({
+    label: 'hetzner',
+    baseUrl,
+    authorize: () => ({ authorization: `Bearer ${token}` }),
+    readError,
+    requestTimeoutMs: config.requestTimeoutMs,
+    budget: sharedBudget(`hetzner ${baseUrl} ${fingerprint}`, { perHour: 3600, burst: 3600 }),
+  });
+  return { client, baseUrl };
+}
+
+export const hetznerVendor: Vendor = {
+  id: 'hetzner',
+  description: 'Hetzner Cloud: servers in Falkenstein, Nuremberg, Helsinki, Ashburn, Hillsboro and Singapore. No managed databases; databases and apps on its servers need SSH.',
+  credentialFields: CREDENTIAL_FIELDS,
+  // eslint-disable-next-line @typescript-eslint/require-await -- a refusal (no token, bad endpoint) is a rejected promise, as for every vendor
+  async createCloudDriver(config: DriverConfig): Promise<CloudDriver> {
+    const { client, baseUrl } = connect(config);
+    return new HetznerCloudDriver(client, baseUrl);
+  },
+  createRuntimeDriver(config: DriverConfig): Promise<RuntimeDriver> {
+    return Promise.reject(
+      new UnsupportedError(
+        `Provider/${config.providerName}: Hetzner Cloud has no managed databases and runs no apps itself; databases and apps on a Hetzner server need cairn to reach the server over SSH, which is not built yet`,
+      ),
+    );
+  },
+};

@@ -1,0 +1,37 @@
+/**
+ * @module The rate budget on a fake clock: a burst goes at once, then one request per refill
+ * interval; the vendor's own count and a 429's pause hold everyone back; an abort ends a wait.
+ */
+import { describe, expect, it } from 'vitest';
+import { RateBudget } from './rate-budget.js';
+
+describe('RateBudget', () => {
+  it('lets a burst through at once, then refills at the published rate', async () => {
+    let now = 0;
+    const budget = new RateBudget({ perHour: 3600, burst: 3 }, () => now);
+    for (let i = 0; i < 3; i++) await budget.take();
+    let fourth = false;
+    const waiting = budget.take().then(() => (fourth = true));
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    expect(fourth).toBe(false);
+    now += 1000; // one request a second at 3,600 an hour
+    await waiting;
+    expect(fourth).toBe(true);
+    expect(budget.stats.taken).toBe(4);
+  });
+
+  it('follows the vendor: none left until the reset, and a 429 pause holds every caller', async () => {
+    let now = 10_000;
+    const budget = new RateBudget({ perHour: 360_000, burst: 100 }, () => now);
+    budget.observe(0, now + 5_000);
+    const controller = new AbortController();
+    const waiting = budget.take(controller.signal);
+    controller.abort(new Error('deadline'));
+    await expect(waiting).rejects.toThrow('deadline');
+    now += 5_000;
+    await budget.take();
+    budget.pause(2_000);
+    const held = budget.take(AbortSignal.timeout(50));
+    await expect(held).rejects.toThrow();
+  });
+});

@@ -1,0 +1,236 @@
+/**
+ * @module The harness every vendor double is built on: an HTTP server on loopback that checks
+ * each request a driver sends against the vendor's own OpenAPI document (path, method,
+ * parameters, body; refused in the vendor's error shape when wrong) and each answer the double
+ * gives against the same document (a mismatch is recorded and answered 500, so the test fails).
+ * The double itself is a table of handlers by the document's operationId. Faults are injected
+ * here for every vendor alike: a rate limit answering 429 with `Retry-After` and `RateLimit-*`
+ * headers, 5xx answers, latency. Every call is logged, for counting calls per server.
+ */
+import { createServer, type IncomingMessage, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import $RefParser from '@apidevtools/json-schema-ref-parser';
+import { OpenAPIBackend, type Document, type Operation } from 'openapi-backend';
+import { seededRandom } from './seeded-random.js';
+
+export interface DoubleRequest {
+  operationId: string;
+  params: Record<string, string>;
+  query: Record<string, string | string[]>;
+  headers: IncomingMessage['headers'];
+  body: unknown;
+}
+
+export interface DoubleAnswer {
+  status: number;
+  body?: unknown;
+  headers?: Record<string, string>;
+}
+
+export type DoubleHandler = (request: DoubleRequest) => DoubleAnswer | Promise<DoubleAnswer>;
+
+export interface VendorDoubleOptions {
+  /** The vendor's document (a file; multi-file documents are followed). */
+  document: string;
+  /** The document's path prefix before its paths, e.g. `/v1` when the base URL ends in /v1. */
+  basePath?: string;
+  /** The double's operations by operationId; `example` gives a valid object of an operation's answer, built from the document's examples. */
+  handlers(example: (operationId: string) => Record<string, unknown>): Record<string, DoubleHandler>;
+  /** The vendor's error body. */
+  error(status: number, code: string, message: string): unknown;
+  /** Null when the request's credentials are good, else the refusal. */
+  authenticate(headers: IncomingMessage['headers']): DoubleAnswer | null;
+  /** The vendor's published budget, for 429s: at most `limit` requests per `windowMs`. */
+  rateLimit?: { limit: number; windowMs: number };
+  latencyMs?: number;
+}
+
+export interface DoubleCall {
+  method: string;
+  path: string;
+  operationId: string;
+  status: number;
+}
+
+export interface VendorDouble {
+  url: string;
+  calls: DoubleCall[];
+  /** Requests the document refuses and answers it does not allow: a test expects none. */
+  violations: string[];
+  /** The next `count` requests fail with `status` (e.g. 503). */
+  failNext(count: number, status: number): void;
+  /** Answers `ratio` of requests (seeded, repeatable) with 5xx. */
+  setFaultRatio(ratio: number, seed?: number): void;
+  stop(): Promise<void>;
+}
+
+const documents = new Map<string, Promise<Document>>();
+
+/** The document with its references resolved, read once per file. Lowercase `4xx` keys (some transcriptions use them) become `4XX`. */
+export function loadVendorDocument(path: string): Promise<Document> {
+  let loaded = documents.get(path);
+  if (!loaded) {
+    loaded = $RefParser.dereference(path, { dereference: { circular: 'ignore' } }).then((doc) => {
+      typelessNullables(doc, new Set());
+      for (const item of Object.values((doc as Document).paths ?? {})) {
+        for (const op of Object.values(item ?? {})) {
+          const responses = (op as { responses?: Record<string, unknown> }).responses;
+          if (!responses || typeof responses !== 'object') continue;
+          for (const code of Object.keys(responses)) if (/^[1-5]xx$/.test(code)) responses[code.toUpperCase()] = responses[code];
+        }
+      }
+      return doc as Document;
+    });
+    documents.set(path, loaded);
+  }
+  return loaded;
+}
+
+/**
+ * OpenAPI 3.0's `{ allOf: [X], nullable: true }` (no `type`) means "X or null"; Ajv refuses
+ * `nullable` without `type`, so such schemas are rewritten as `anyOf: [X, null]`, in place.
+ */
+function typelessNullables(node: unknown, seen: Set<object>): void {
+  if (typeof node !== 'object' || node === null || seen.has(node)) return;
+  seen.add(node);
+  const schema = node as Record<string, unknown>;
+  for (const value of Object.values(schema)) typelessNullables(value, seen);
+  if (schema['nullable'] === true && schema['type'] === undefined) {
+    const rest = Object.fromEntries(Object.entries(schema).filter(([k]) => ['allOf', 'anyOf', 'oneOf', '$ref'].includes(k)));
+    for (const k of Object.keys(rest)) Reflect.deleteProperty(schema, k);
+    Reflect.deleteProperty(schema, 'nullable');
+    schema['anyOf'] = [rest, { type: 'null' }];
+  }
+}
+
+function readBody(request: IncomingMessage): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    request.on('data', (chunk: Buffer) => chunks.push(chunk));
+    request.on('end', () => resolve(Buffer.concat(chunks).toString('utf8')));
+    request.on('error', reject);
+  });
+}
+
+function queryOf(url: URL): Record<string, string | string[]> {
+  const query: Record<string, string | string[]> = {};
+  for (const name of new Set(url.searchParams.keys())) {
+    const values = url.searchParams.getAll(name);
+    query[name] = values.length === 1 ? (values[0] ?? '') : values;
+  }
+  return query;
+}
+
+export async function startVendorDouble(options: VendorDoubleOptions): Promise<VendorDouble> {
+  const definition = await loadVendorDocument(options.document);
+  const api = new OpenAPIBackend({ definition, quick: true, validate: true, ajvOpts: { strict: false, validateFormats: false }, apiRoot: options.basePath ?? '/' });
+  await api.init();
+  const handlers = options.handlers((operationId) => structuredClone(api.mockResponseForOperation(operationId).mock as Record<string, unknown>));
+  const calls: DoubleCall[] = [];
+  const violations: string[] = [];
+  let failing = { count: 0, status: 503 };
+  let faultRatio = 0;
+  let random = seededRandom(1);
+  const window: number[] = [];
+
+  function answerChecked(operation: Operation, answer: DoubleAnswer, what: string): DoubleAnswer {
+    if (answer.body === undefined) return answer;
+    const checked = api.validateResponse(answer.body, operation, answer.status);
+    if (checked.errors?.length) {
+      violations.push(`answer to ${what} (${answer.status}) breaks the document: ${JSON.stringify(checked.errors.slice(0, 3))}`);
+      return { status: 500, body: options.error(500, 'double_broken', 'the double answered outside the document') };
+    }
+    return answer;
+  }
+
+  function rateLimited(): DoubleAnswer | null {
+    const limit = options.rateLimit;
+    if (!limit) return null;
+    const now = Date.now();
+    while (window.length > 0 && (window[0] ?? 0) <= now - limit.windowMs) window.shift();
+    const reset = Math.ceil(((window[0] ?? now) + limit.windowMs) / 1000);
+    const headers = { 'ratelimit-limit': String(limit.limit), 'ratelimit-remaining': String(Math.max(0, limit.limit - window.length - 1)), 'ratelimit-reset': String(reset) };
+    if (window.length >= limit.limit) {
+      const retryAfter = Math.max(1, reset - Math.floor(now / 1000));
+      return { status: 429, body: options.error(429, 'rate_limit_exceeded', 'limit of requests per time reached'), headers: { ...headers, 'ratelimit-remaining': '0', 'retry-after': String(retryAfter) } };
+    }
+    window.push(now);
+    return { status: 0, headers };
+  }
+
+  async function handle(method: string, url: URL, headers: IncomingMessage['headers'], text: string): Promise<DoubleAnswer & { operationId: string }> {
+    let body: unknown;
+    try {
+      body = text === '' ? undefined : (JSON.parse(text) as unknown);
+    } catch {
+      violations.push(`${method} ${url.pathname}: body is not JSON`);
+      return { operationId: '?', status: 400, body: options.error(400, 'json_error', 'the body is not JSON') };
+    }
+    const request = { method: method.toLowerCase(), path: url.pathname, query: queryOf(url), headers: headers as Record<string, string>, body };
+    const operation = api.matchOperation(request);
+    if (!operation?.operationId) {
+      violations.push(`${method} ${url.pathname}: not an operation of the document`);
+      return { operationId: '?', status: 404, body: options.error(404, 'not_found', `no route ${method} ${url.pathname}`) };
+    }
+    const operationId = operation.operationId;
+    const refused = options.authenticate(headers);
+    if (refused) return { operationId, ...answerChecked(operation, refused, operationId) };
+    const limited = rateLimited();
+    if (limited && limited.status === 429) return { operationId, ...answerChecked(operation, limited, operationId) };
+    const checked = api.validateRequest(request, operation);
+    if (checked.errors?.length) {
+      const message = checked.errors.map((e) => `${e.instancePath || '/'} ${e.message ?? ''}`).join('; ');
+      violations.push(`${operationId}: request breaks the document: ${message}`);
+      return { operationId, ...answerChecked(operation, { status: 400, body: options.error(400, 'invalid_input', message) }, operationId) };
+    }
+    if (failing.count > 0 || (faultRatio > 0 && random() < faultRatio)) {
+      if (failing.count > 0) failing.count--;
+      return { operationId, ...answerChecked(operation, { status: failing.status, body: options.error(failing.status, 'unavailable', 'service temporarily unavailable') }, operationId) };
+    }
+    const handler = handlers[operationId];
+    if (!handler) {
+      violations.push(`${operationId}: the double has no handler (the driver called an operation the double does not model)`);
+      return { operationId, status: 501, body: options.error(501, 'not_implemented', `${operationId} is not modelled`) };
+    }
+    const params = api.router.parseRequest(request, operation).params as Record<string, string>;
+    const answer = await handler({ operationId, params, query: request.query, headers, body });
+    return { operationId, ...answerChecked(operation, { ...answer, headers: { ...limited?.headers, ...answer.headers } }, operationId) };
+  }
+
+  const server: Server = createServer((req, res) => {
+    void (async () => {
+      const url = new URL(req.url ?? '/', 'http://double');
+      const text = await readBody(req);
+      if (options.latencyMs) await new Promise((resolve) => setTimeout(resolve, options.latencyMs));
+      let answer: DoubleAnswer & { operationId: string };
+      try {
+        answer = await handle(req.method ?? 'GET', url, req.headers, text);
+      } catch (error) {
+        violations.push(`${req.method} ${url.pathname}: the double failed: ${(error as Error).stack ?? String(error)}`);
+        answer = { operationId: '?', status: 500, body: options.error(500, 'double_failed', (error as Error).message) };
+      }
+      calls.push({ method: req.method ?? 'GET', path: url.pathname + url.search, operationId: answer.operationId, status: answer.status });
+      res.writeHead(answer.status, { ...(answer.body === undefined ? {} : { 'content-type': 'application/json' }), ...answer.headers });
+      res.end(answer.body === undefined ? undefined : JSON.stringify(answer.body));
+    })();
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const port = (server.address() as AddressInfo).port;
+  return {
+    url: `http://127.0.0.1:${port}${options.basePath ?? ''}`,
+    calls,
+    violations,
+    failNext(count, status) {
+      failing = { count, status };
+    },
+    setFaultRatio(ratio, seed = 1) {
+      faultRatio = ratio;
+      random = seededRandom(seed);
+    },
+    stop: () =>
+      new Promise<void>((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
+  };
+}
