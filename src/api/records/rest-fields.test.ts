@@ -11,6 +11,7 @@ import { updatedAppManifest } from './app-record.js';
 import { databaseManifest, updatedDatabaseManifest } from './database-record.js';
 import { checkManifest } from './manifest-check.js';
 import { applyBodyFields, specRecordFields } from './rest-fields.js';
+import { validateBody } from '../request-validation.js';
 import { updatedProviderManifest } from './provider-record.js';
 import { serverManifest } from './server-record.js';
 
@@ -90,5 +91,24 @@ describe('other bodies', () => {
   it('take a provider endpoint out with null', () => {
     const provider = stored('Provider', { vendor: 'sandbox', endpoint: 'http://127.0.0.1:9100' });
     expect(updatedProviderManifest(provider, { endpoint: null }, false).spec).toEqual({ vendor: 'sandbox' });
+  });
+});
+
+describe('request bodies, as the generated document checks them', () => {
+  const server = '00000000-0000-4000-8000-000000000002';
+
+  it('refuse a create with backup_retention and no backup_schedule, naming the missing field', () => {
+    expect(refusal(() => validateBody('post', '/databases', { name: 'db', type: 'postgresql', server_id: server, version: '16', backup_retention: 3 })))
+      .toEqual([{ pointer: '/backup_schedule', message: 'is required with backup_retention' }]);
+  });
+
+  it('refuse storage_gb for mongodb at storage_gb', () => {
+    expect(refusal(() => validateBody('post', '/databases', { name: 'db', type: 'mongodb', server_id: server, version: '7', storage_gb: 5 })))
+      .toEqual([{ pointer: '/storage_gb', message: 'is not allowed here' }]);
+  });
+
+  it('take null for an app\'s clearable fields, and not for its source', () => {
+    expect(validateBody('put', '/apps/{id}', { build: null, command: null, port: null, health_check_path: null })).toEqual({ build: null, command: null, port: null, health_check_path: null });
+    expect(refusal(() => validateBody('put', '/apps/{id}', { source: null })).map((i) => i.pointer)).toEqual(['/source']);
   });
 });
