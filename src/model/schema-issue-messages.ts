@@ -156,6 +156,12 @@ function describeError(error: ErrorObject, ruleScope: string): ShapeIssue {
       const rule = RULE_MESSAGES[`${ruleScope}${error.schemaPath}`];
       return { pointer, message: rule ?? (typeof forbidden === 'string' ? `${forbidden} is not allowed here` : 'is not allowed here') };
     }
+    case 'false schema':
+      return { pointer: at, message: 'is not allowed here' };
+    case 'dependentRequired': {
+      const property = stringParam(error, 'property');
+      return { pointer: appendPointer(at, stringParam(error, 'missingProperty')), message: `is required with ${property}` };
+    }
     default:
       return { pointer: at, message: error.message ?? `fails the schema's ${error.keyword} rule` };
   }

@@ -6,6 +6,7 @@ import type { AppSpec } from '../../model/generated/kinds.js';
 import type { Manifest, StoredResource } from '../../model/resource.js';
 import { apiMetadata, baseRecord, keptMetadata, type BaseRecord } from './common.js';
 import type { ResourceLookup } from './lookup.js';
+import { applyBodyFields, specRecordFields } from './rest-fields.js';
 
 export type AppSourceBody = { git: { url: string; ref?: string; path?: string } } | { image: string } | { path: string };
 
@@ -42,7 +43,10 @@ export interface AppCreateBody {
   labels?: Record<string, string>;
 }
 
-export type AppUpdateBody = Partial<Omit<AppCreateBody, 'name' | 'server_id'>>;
+/** An update: null takes a clearable field (build, command, port, health_check_path) out of the spec. */
+export type AppUpdateBody = Partial<Omit<AppCreateBody, 'name' | 'server_id' | Clearable>> & { [F in Clearable]?: AppCreateBody[F] | null };
+
+type Clearable = 'build' | 'command' | 'port' | 'health_check_path';
 
 export function appRecord(r: StoredResource<'App'>, lookup: ResourceLookup, currentDeploymentId: string | null): AppRecord {
   const url = r.status.endpoints?.url;
@@ -50,41 +54,25 @@ export function appRecord(r: StoredResource<'App'>, lookup: ResourceLookup, curr
   return {
     ...base,
     managed_by: owner,
+    ...(specRecordFields('App', r.spec) as Pick<AppRecord, 'source' | 'build' | 'command' | 'port' | 'env' | 'health_check_path' | 'state'>),
     server_id: lookup.idOf('Server', r.spec.server, r.namespace),
-    source: r.spec.source,
-    build: r.spec.build ?? null,
-    command: r.spec.command ?? null,
-    port: r.spec.port ?? null,
-    env: r.spec.env ?? {},
     database_ids: (r.spec.databases ?? []).map((name) => lookup.idOf('Database', name, r.namespace)).filter((id): id is string => id !== null),
-    health_check_path: r.spec.healthCheck?.path ?? null,
-    state: r.spec.state ?? 'running',
     url: typeof url === 'string' ? url : null,
     current_deployment_id: currentDeploymentId,
   };
 }
 
-/** Fields shared by create and update, applied onto `spec`. */
-function applyFields(spec: AppSpec, body: AppUpdateBody, databaseNames: string[] | undefined): void {
-  if (body.source !== undefined) spec.source = body.source;
-  if (body.build !== undefined) spec.build = body.build;
-  if (body.command !== undefined) spec.command = body.command;
-  if (body.port !== undefined) spec.port = body.port;
-  if (body.env !== undefined) spec.env = body.env;
-  if (databaseNames !== undefined) spec.databases = databaseNames;
-  if (body.health_check_path !== undefined) spec.healthCheck = { ...spec.healthCheck, path: body.health_check_path };
-  if (body.state !== undefined) spec.state = body.state;
-}
-
 export function appManifest(body: AppCreateBody, serverName: string, databaseNames: string[]): Manifest<'App'> {
   const spec: AppSpec = { server: serverName, source: body.source };
-  applyFields(spec, body, databaseNames.length > 0 ? databaseNames : undefined);
+  applyBodyFields('App', 'create', body, spec);
+  if (databaseNames.length > 0) spec.databases = databaseNames;
   return { apiVersion: 'cairn.dev/v1', kind: 'App', metadata: apiMetadata(body.name, body.labels), spec };
 }
 
 export function updatedAppManifest(current: StoredResource<'App'>, body: AppUpdateBody, databaseNames: string[] | undefined, annotations?: Record<string, string>): Manifest<'App'> {
   const spec: AppSpec = structuredClone(current.spec);
-  applyFields(spec, body, databaseNames);
+  applyBodyFields('App', 'update', body, spec);
+  if (databaseNames !== undefined) spec.databases = databaseNames;
   if (spec.databases?.length === 0) delete spec.databases;
   return { apiVersion: 'cairn.dev/v1', kind: 'App', metadata: keptMetadata(current, body.labels, annotations), spec };
 }

@@ -6,6 +6,7 @@ import type { DatabaseSpec } from '../../model/generated/kinds.js';
 import type { Manifest, StoredResource } from '../../model/resource.js';
 import { apiMetadata, baseRecord, keptMetadata, type BaseRecord } from './common.js';
 import type { ResourceLookup } from './lookup.js';
+import { applyBodyFields, specRecordFields } from './rest-fields.js';
 
 export interface DatabaseRecord extends BaseRecord {
   type: 'postgresql' | 'mongodb';
@@ -41,48 +42,29 @@ export interface DatabaseUpdateBody {
   labels?: Record<string, string>;
 }
 
+type SpecRecordField = 'type' | 'version' | 'storage_gb' | 'backup_schedule' | 'backup_retention' | 'deletion_policy';
+
 export function databaseRecord(r: StoredResource<'Database'>, lookup: ResourceLookup): DatabaseRecord {
   const endpoints = r.status.endpoints ?? {};
   const engineVersion = r.status.details?.engineVersion;
   return {
     ...baseRecord(r),
-    type: r.spec.type,
+    ...(specRecordFields('Database', r.spec) as Pick<DatabaseRecord, SpecRecordField>),
     server_id: lookup.idOf('Server', r.spec.server, r.namespace),
-    version: r.spec.version,
-    storage_gb: r.spec.storageGb ?? null,
-    backup_schedule: r.spec.backup?.schedule ?? null,
-    backup_retention: r.spec.backup ? (r.spec.backup.retention ?? 7) : null,
-    deletion_policy: r.spec.deletionPolicy ?? 'Delete',
     host: typeof endpoints.host === 'string' ? endpoints.host : null,
     port: typeof endpoints.port === 'number' ? endpoints.port : null,
     engine_version: typeof engineVersion === 'string' ? engineVersion : null,
   };
 }
 
-function backupPolicy(schedule: string | null | undefined, retention: number | undefined): DatabaseSpec['backup'] | undefined {
-  if (schedule === null || schedule === undefined) return undefined;
-  return retention === undefined ? { schedule } : { schedule, retention };
-}
-
 export function databaseManifest(body: DatabaseCreateBody, serverName: string): Manifest<'Database'> {
   const spec: DatabaseSpec = { type: body.type, server: serverName, version: body.version };
-  if (body.storage_gb !== undefined) spec.storageGb = body.storage_gb;
-  const backup = backupPolicy(body.backup_schedule, body.backup_retention);
-  if (backup) spec.backup = backup;
-  if (body.deletion_policy) spec.deletionPolicy = body.deletion_policy;
+  applyBodyFields('Database', 'create', body, spec);
   return { apiVersion: 'cairn.dev/v1', kind: 'Database', metadata: apiMetadata(body.name, body.labels), spec };
 }
 
 export function updatedDatabaseManifest(current: StoredResource<'Database'>, body: DatabaseUpdateBody): Manifest<'Database'> {
-  const spec: DatabaseSpec = { ...current.spec };
-  if (body.storage_gb !== undefined) spec.storageGb = body.storage_gb;
-  if (body.version !== undefined) spec.version = body.version;
-  if (body.deletion_policy !== undefined) spec.deletionPolicy = body.deletion_policy;
-  if (body.backup_schedule !== undefined || body.backup_retention !== undefined) {
-    const schedule = body.backup_schedule === undefined ? current.spec.backup?.schedule : body.backup_schedule;
-    const backup = backupPolicy(schedule, body.backup_retention ?? current.spec.backup?.retention);
-    if (backup) spec.backup = backup;
-    else delete spec.backup;
-  }
+  const spec: DatabaseSpec = structuredClone(current.spec);
+  applyBodyFields('Database', 'update', body, spec);
   return { apiVersion: 'cairn.dev/v1', kind: 'Database', metadata: keptMetadata(current, body.labels), spec };
 }

@@ -9,6 +9,7 @@ import type { ProviderSpec } from '../../model/generated/kinds.js';
 import type { Manifest, StoredResource } from '../../model/resource.js';
 import type { SecretStore } from '../../secrets/secret-store.js';
 import { apiMetadata, baseRecord, keptMetadata, type BaseRecord } from './common.js';
+import { applyBodyFields, specRecordFields } from './rest-fields.js';
 
 export interface ProviderRecord extends BaseRecord {
   vendor: string;
@@ -50,8 +51,7 @@ export function providerRecord(r: StoredResource<'Provider'>, secrets: SecretSto
   const testedAt = r.status.details?.testedAt;
   return {
     ...baseRecord(r),
-    vendor: r.spec.vendor,
-    endpoint: r.spec.endpoint ?? null,
+    ...(specRecordFields('Provider', r.spec) as Pick<ProviderRecord, 'vendor' | 'endpoint'>),
     credentials_hint: hintOf(storedCredentials(secrets, r)),
     tested_at: typeof testedAt === 'string' ? testedAt : null,
   };
@@ -84,14 +84,13 @@ export function hasCredentials(body: ProviderCreateBody): body is ProviderCreate
 export function providerManifest(body: ProviderCreateBody): Manifest<'Provider'> {
   const spec: ProviderSpec = { vendor: body.vendor };
   if (hasCredentials(body)) spec.credentialsRef = { secret: credentialsName(body.name) };
-  if (body.endpoint !== undefined) spec.endpoint = body.endpoint;
+  applyBodyFields('Provider', 'create', body, spec);
   return { apiVersion: 'cairn.dev/v1', kind: 'Provider', metadata: apiMetadata(body.name, body.labels), spec };
 }
 
 export function updatedProviderManifest(current: StoredResource<'Provider'>, body: ProviderUpdateBody, credentialsChanged: boolean): Manifest<'Provider'> {
   const spec: ProviderSpec = { ...current.spec };
-  if (body.endpoint === null) delete spec.endpoint;
-  else if (body.endpoint !== undefined) spec.endpoint = body.endpoint;
+  applyBodyFields('Provider', 'update', body, spec);
   if (credentialsChanged) spec.credentialsRef = { secret: credentialsName(current.name) };
   // The driver pool remakes a provider's drivers when its metadata or spec changes, so the
   // rotation time in an annotation is what brings new credentials into use.

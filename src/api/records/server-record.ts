@@ -7,6 +7,7 @@ import type { Manifest, StoredResource } from '../../model/resource.js';
 import { ValidationError } from '../../model/errors.js';
 import { apiMetadata, baseRecord, keptMetadata, type BaseRecord } from './common.js';
 import type { ResourceLookup } from './lookup.js';
+import { applyBodyFields, specRecordFields } from './rest-fields.js';
 
 export interface ServerRecord extends BaseRecord {
   provider_id: string | null;
@@ -52,14 +53,11 @@ export function serverRecord(r: StoredResource<'Server'>, lookup: ResourceLookup
   const endpoints = r.status.endpoints ?? {};
   return {
     ...baseRecord(r),
+    ...(specRecordFields('Server', r.spec) as Pick<ServerRecord, 'region' | 'size' | 'image' | 'state'>),
     provider_id: lookup.idOf('Provider', r.spec.provider, r.namespace),
-    region: r.spec.region,
-    size: r.spec.size,
-    image: r.spec.image ?? DEFAULT_IMAGE,
     ipv4: text(endpoints.ipv4),
     ipv6: text(endpoints.ipv6),
     power: powerOf(r.status.details?.power),
-    state: r.spec.state ?? 'running',
   };
 }
 
@@ -68,15 +66,13 @@ export function serverManifest(body: ServerCreateBody, providerName: string): Ma
     const message = 'SSH keys are not managed by this cairn yet; leave ssh_key_ids out (the image\'s default access applies)';
     throw new ValidationError(`ssh_key_ids: ${message}`, [{ pointer: '/ssh_key_ids', message }]);
   }
-  const spec: ServerSpec = { provider: providerName, region: body.region, size: body.size, image: body.image ?? DEFAULT_IMAGE };
-  if (body.state) spec.state = body.state;
+  const spec: ServerSpec = { provider: providerName, region: body.region, size: body.size, image: DEFAULT_IMAGE };
+  applyBodyFields('Server', 'create', body, spec);
   return { apiVersion: 'cairn.dev/v1', kind: 'Server', metadata: apiMetadata(body.name, body.labels), spec };
 }
 
 export function updatedServerManifest(current: StoredResource<'Server'>, body: ServerUpdateBody): Manifest<'Server'> {
   const spec: ServerSpec = { ...current.spec };
-  if (body.size !== undefined) spec.size = body.size;
-  if (body.image !== undefined) spec.image = body.image;
-  if (body.state !== undefined) spec.state = body.state;
+  applyBodyFields('Server', 'update', body, spec);
   return { apiVersion: 'cairn.dev/v1', kind: 'Server', metadata: keptMetadata(current, body.labels), spec };
 }

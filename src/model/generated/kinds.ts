@@ -256,6 +256,9 @@ export interface GitSource {
  * How to tell the app is up: an HTTP path, or a TCP connect when no path is given.
  */
 export interface HealthCheck {
+  /**
+   * HTTP path that answers 2xx or 3xx when the app is up; without one, a TCP connection to the app's port is the check.
+   */
   path?: string;
   timeoutSeconds?: number;
 }

@@ -1,0 +1,188 @@
+/**
+ * @module Each kind's REST fields, GENERATED from schemas/*.schema.json and
+ * src/api/records/rest-field-mapping.ts by `npm run gen:openapi-components`. Do not edit by
+ * hand: change the schema or the mapping and regenerate.
+ */
+import type { Kind } from '../../../model/kinds.js';
+import type { RestField } from '../rest-fields.js';
+
+export const REST_FIELDS: Readonly<Record<Kind, readonly RestField[]>> = {
+  "Provider": [
+    {
+      "rest": "vendor",
+      "spec": "vendor",
+      "create": true,
+      "update": false,
+      "component": "VendorId"
+    },
+    {
+      "rest": "endpoint",
+      "spec": "endpoint",
+      "create": true,
+      "update": "clearable",
+      "component": "ProviderEndpoint"
+    }
+  ],
+  "Server": [
+    {
+      "rest": "provider_id",
+      "spec": "provider",
+      "create": true,
+      "update": false,
+      "references": "Provider"
+    },
+    {
+      "rest": "region",
+      "spec": "region",
+      "create": true,
+      "update": false,
+      "component": "ServerRegion"
+    },
+    {
+      "rest": "size",
+      "spec": "size",
+      "create": true,
+      "update": "set",
+      "component": "ServerSize"
+    },
+    {
+      "rest": "image",
+      "spec": "image",
+      "create": true,
+      "update": "set",
+      "component": "OsImage",
+      "whenAbsent": "debian-12"
+    },
+    {
+      "rest": "state",
+      "spec": "state",
+      "create": true,
+      "update": "set",
+      "component": "ServerState",
+      "whenAbsent": "running"
+    }
+  ],
+  "Database": [
+    {
+      "rest": "type",
+      "spec": "type",
+      "create": true,
+      "update": false,
+      "component": "DatabaseType"
+    },
+    {
+      "rest": "server_id",
+      "spec": "server",
+      "create": true,
+      "update": false,
+      "references": "Server"
+    },
+    {
+      "rest": "version",
+      "spec": "version",
+      "create": true,
+      "update": "set",
+      "component": "DatabaseVersion"
+    },
+    {
+      "rest": "storage_gb",
+      "spec": "storageGb",
+      "create": true,
+      "update": "set",
+      "component": "StorageGb"
+    },
+    {
+      "rest": "backup_schedule",
+      "spec": "backup.schedule",
+      "create": true,
+      "update": "clearable",
+      "component": "BackupSchedule",
+      "clearsParent": true
+    },
+    {
+      "rest": "backup_retention",
+      "spec": "backup.retention",
+      "create": true,
+      "update": "set",
+      "component": "BackupRetention",
+      "whenAbsent": 7
+    },
+    {
+      "rest": "deletion_policy",
+      "spec": "deletionPolicy",
+      "create": true,
+      "update": "set",
+      "component": "DatabaseDeletionPolicy",
+      "whenAbsent": "Delete"
+    }
+  ],
+  "App": [
+    {
+      "rest": "server_id",
+      "spec": "server",
+      "create": true,
+      "update": false,
+      "references": "Server"
+    },
+    {
+      "rest": "source",
+      "spec": "source",
+      "create": true,
+      "update": "set",
+      "component": "AppSource"
+    },
+    {
+      "rest": "build",
+      "spec": "build",
+      "create": true,
+      "update": "clearable",
+      "component": "AppBuild"
+    },
+    {
+      "rest": "command",
+      "spec": "command",
+      "create": true,
+      "update": "clearable",
+      "component": "AppCommand"
+    },
+    {
+      "rest": "port",
+      "spec": "port",
+      "create": true,
+      "update": "clearable",
+      "component": "AppPort"
+    },
+    {
+      "rest": "env",
+      "spec": "env",
+      "create": true,
+      "update": "set",
+      "component": "AppEnv",
+      "whenAbsent": {}
+    },
+    {
+      "rest": "database_ids",
+      "spec": "databases",
+      "create": true,
+      "update": "set",
+      "component": "DatabaseIds",
+      "references": "Database",
+      "whenAbsent": []
+    },
+    {
+      "rest": "health_check_path",
+      "spec": "healthCheck.path",
+      "create": true,
+      "update": "clearable",
+      "component": "HealthCheckPath"
+    },
+    {
+      "rest": "state",
+      "spec": "state",
+      "create": true,
+      "update": "set",
+      "component": "AppState",
+      "whenAbsent": "running"
+    }
+  ]
+};
