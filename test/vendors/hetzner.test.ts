@@ -67,7 +67,7 @@ describe('hetzner driver', () => {
     expect(test).toEqual({ ok: false, message: expect.stringMatching(/401 unable to authenticate \(unauthorized\).*API token was refused/) });
     await expect(wrong.servers.create('cairn-k-0', desired)).rejects.toBeInstanceOf(VendorAuthError);
     const driver = await hetznerVendor.createCloudDriver(config(d.url));
-    await expect(driver.servers.create('cairn-k-1', { ...desired, size: 'cx99' })).rejects.toThrow(new VendorRejectedError('hetzner: create server "web-1": 422 server type cx99 not found (invalid_input)', { status: 422 }));
+    await expect(driver.servers.create('cairn-k-1', { ...desired, size: 'cx99' })).rejects.toThrow(new VendorRejectedError('hetzner: size "cx99" is not offered in fsn1; sizes there: cx22, cx32, cx42, cpx11, cpx21, cpx31, cax11', { field: 'size' }));
     await expect(hetznerVendor.createCloudDriver({ ...config(d.url), credentials: undefined })).rejects.toThrow(/needs credentials with a "token"/);
   });
 

@@ -6,6 +6,7 @@
  */
 import type { CloudDriver, CredentialTest, PowerAction, Region, ServerMetrics, ServerObserved, Size } from '../contract.js';
 import { UnsupportedError, VendorAuthError, VendorRejectedError } from '../errors.js';
+import { CatalogCache } from '../kit/catalog-cache.js';
 import { readAllPages } from '../kit/pagination.js';
 import type { VendorHttpClient } from '../kit/vendor-http.js';
 import { WireReader } from '../kit/wire-reader.js';
@@ -21,13 +22,15 @@ export class HetznerCloudDriver implements CloudDriver {
   readonly vendor = 'hetzner';
   readonly servers: HetznerServers;
   readonly metricsUnsupported = METRICS_UNSUPPORTED;
+  private readonly catalog: CatalogCache;
 
   constructor(
     private readonly client: VendorHttpClient,
     private readonly describeEndpoint: string,
     actionPollMs = 500,
   ) {
-    this.servers = new HetznerServers(client, actionPollMs);
+    this.catalog = new CatalogCache('hetzner', async () => ({ regions: await this.listRegions(), sizes: await this.listSizes() }));
+    this.servers = new HetznerServers(client, actionPollMs, (region, size) => this.catalog.checkPlacement(region, size));
   }
 
   async power(externalId: string, action: PowerAction): Promise<ServerObserved> {
@@ -45,12 +48,20 @@ export class HetznerCloudDriver implements CloudDriver {
     }, `hetzner: ${doing}`);
   }
 
-  async regions(): Promise<Region[]> {
+  private async listRegions(): Promise<Region[]> {
     return (await this.list('/locations', 'locations', 'list locations')).map(readRegion);
   }
 
-  async sizes(): Promise<Size[]> {
+  private async listSizes(): Promise<Size[]> {
     return (await this.list('/server_types', 'server_types', 'list server types')).filter(isOffered).map(readSize);
+  }
+
+  async regions(): Promise<Region[]> {
+    return (await this.catalog.get()).regions;
+  }
+
+  async sizes(): Promise<Size[]> {
+    return (await this.catalog.get()).sizes;
   }
 
   async testCredentials(): Promise<CredentialTest> {

@@ -3,7 +3,8 @@
  * every server carries its idempotency key as the label `cairn-key`, and a create first looks
  * for a server with that label: a create cut short by a crash is found, never made twice.
  * A resize is Hetzner's change-type action, which needs the server off: power off, change
- * type, power on again if it was running, each action followed to its end.
+ * type, power on again if it was running, each action followed to its end. A region or size
+ * Hetzner lacks is refused before anything is sent (the server is not powered off for nothing).
  */
 import type { ExternalClient, ExternalRef, ServerDesired, ServerObserved } from '../contract.js';
 import { followAction } from '../kit/follow-action.js';
@@ -18,6 +19,8 @@ export class HetznerServers implements ExternalClient<ServerDesired, ServerObser
   constructor(
     private readonly client: VendorHttpClient,
     private readonly actionPollMs: number,
+    /** Refuses a region or size Hetzner does not offer, before anything is sent. */
+    private readonly checkPlacement: (region: string, size: string) => Promise<void>,
   ) {}
 
   async observe(ref: ExternalRef): Promise<ServerObserved | null> {
@@ -43,6 +46,7 @@ export class HetznerServers implements ExternalClient<ServerDesired, ServerObser
   async create(key: string, desired: ServerDesired): Promise<ServerObserved> {
     const existing = await this.findByKey(key);
     if (existing) return existing;
+    await this.checkPlacement(desired.region, desired.size);
     const doing = `create server "${desired.name}"`;
     const body = { name: desired.name, server_type: desired.size, image: desired.image, location: desired.region, labels: ownershipLabels(key), start_after_create: true };
     const answer = await this.client.call({ method: 'POST', path: '/servers', body, doing });
@@ -53,6 +57,7 @@ export class HetznerServers implements ExternalClient<ServerDesired, ServerObser
     const doing = `resize server "${desired.name}" (${externalId}) to ${desired.size}`;
     const current = await this.settled(externalId, doing);
     if (current.size === desired.size) return current;
+    await this.checkPlacement(current.region, desired.size);
     const wasRunning = current.status !== 'stopped';
     if (wasRunning) await this.action(externalId, 'poweroff', undefined, `${doing}: power off first`);
     await this.action(externalId, 'change_type', { server_type: desired.size, upgrade_disk: false }, doing);
