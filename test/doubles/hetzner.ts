@@ -5,10 +5,9 @@
  * prices, Hetzner's error shape, bearer tokens, and its published budget as 429s. Every request
  * and answer is checked against Hetzner's document (test/vendor-apis/hetzner/hcloud.json).
  */
-import { join } from 'node:path';
-import { startVendorDouble, type DoubleAnswer, type DoubleRequest, type VendorDouble } from '../support/vendor-double.js';
+import { startVendorDouble, vendorDocument, type DoubleAnswer, type DoubleRequest, type VendorDouble } from '../support/vendor-double.js';
 
-const DOCUMENT = join(import.meta.dirname, '..', 'vendor-apis', 'hetzner', 'hcloud.json');
+const DOCUMENT = vendorDocument('hetzner', 'hcloud.json');
 
 /** Hetzner's locations (https://docs.hetzner.cloud/#locations). */
 const LOCATIONS = [

@@ -7,7 +7,9 @@
  * here for every vendor alike: a rate limit answering 429 with `Retry-After` and `RateLimit-*`
  * headers, 5xx answers, latency. Every call is logged, for counting calls per server.
  */
+import { existsSync } from 'node:fs';
 import { createServer, type IncomingMessage, type Server } from 'node:http';
+import { dirname, join } from 'node:path';
 import type { AddressInfo } from 'node:net';
 import $RefParser from '@apidevtools/json-schema-ref-parser';
 import { OpenAPIBackend, type Document, type Operation } from 'openapi-backend';
@@ -65,6 +67,17 @@ export interface VendorDouble {
 }
 
 const documents = new Map<string, Promise<Document>>();
+
+/** A vendor's document under test/vendor-apis/, found from the repository's root (also when run compiled, from dist/). */
+export function vendorDocument(...path: string[]): string {
+  let dir = import.meta.dirname;
+  while (!existsSync(join(dir, 'package.json'))) {
+    const parent = dirname(dir);
+    if (parent === dir) throw new Error(`no package.json above ${import.meta.dirname}`);
+    dir = parent;
+  }
+  return join(dir, 'test', 'vendor-apis', ...path);
+}
 
 /** The document with its references resolved, read once per file. Lowercase `4xx` keys (some transcriptions use them) become `4XX`. */
 export function loadVendorDocument(path: string): Promise<Document> {

@@ -1,0 +1,81 @@
+/**
+ * @module Benchmark: 100 servers per vendor applied against the vendor's double answering in
+ * 100 ms, through the controller with its production defaults: wall time to all Ready and calls
+ * per server (ideal: bounded by the vendor's rate budget and action times, not by cairn).
+ */
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { AnyManifest } from '../src/model/resource.js';
+import { Controller } from '../src/reconcile/controller.js';
+import { Store } from '../src/store/store.js';
+import { startHetznerDouble } from '../test/doubles/hetzner.js';
+import type { Benchmark } from './support/benchmark.js';
+import { count, seconds } from './support/figures.js';
+
+const SERVERS = 100;
+const LATENCY_MS = 100;
+
+interface VendorFigures {
+  vendor: string;
+  servers: number;
+  latencyMs: number;
+  readyMs: number;
+  calls: number;
+  callsPerServer: number;
+}
+
+export interface VendorsResult {
+  vendors: VendorFigures[];
+}
+
+async function hetzner(progress: (line: string) => void): Promise<VendorFigures> {
+  const root = mkdtempSync(join(tmpdir(), 'cairn-bench-vendors-'));
+  process.env.CAIRN_ALLOW_PRIVATE_ENDPOINTS = 'true';
+  process.env.CAIRN_BENCH_HCLOUD_TOKEN = 'bench-token';
+  const double = await startHetznerDouble({ token: 'bench-token', latencyMs: LATENCY_MS, actionMs: 1000 });
+  const store = Store.open(join(root, 'state'));
+  const controller = new Controller(store, { dataDir: join(root, 'state'), pollMs: 1000 });
+  try {
+    const provider: AnyManifest = { apiVersion: 'cairn.dev/v1', kind: 'Provider', metadata: { name: 'hetzner' }, spec: { vendor: 'hetzner', endpoint: double.url, credentialsRef: { env: 'CAIRN_BENCH_HCLOUD_TOKEN' } } };
+    const servers: AnyManifest[] = Array.from({ length: SERVERS }, (_, i) => ({
+      apiVersion: 'cairn.dev/v1', kind: 'Server', metadata: { name: `web-${i}` }, spec: { provider: 'hetzner', region: ['fsn1', 'nbg1', 'hel1'][i % 3] ?? 'fsn1', size: 'cx22', image: 'debian-12' },
+    }));
+    const started = performance.now();
+    store.resources.apply('default', 'api', [provider, ...servers]);
+    controller.start();
+    const ready = (): number =>
+      store.resources.list({ tenant: 'default', kind: 'Server' }).filter((r) => r.status.conditions.some((c) => c.type === 'Ready' && c.status === 'True')).length;
+    for (let seen = 0; seen < SERVERS; seen = ready()) {
+      if (performance.now() - started > 300_000) throw new Error(`hetzner: ${seen} of ${SERVERS} servers ready after 300 s`);
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+    const readyMs = performance.now() - started;
+    if (double.violations.length > 0) throw new Error(`hetzner: requests or answers outside the document: ${double.violations.slice(0, 3).join('; ')}`);
+    progress(`hetzner: ${SERVERS} servers ready in ${seconds(readyMs)}`);
+    return { vendor: 'hetzner', servers: SERVERS, latencyMs: LATENCY_MS, readyMs, calls: double.calls.length, callsPerServer: double.calls.length / SERVERS };
+  } finally {
+    await controller.stop();
+    store.close();
+    await double.stop();
+    rmSync(root, { recursive: true, force: true });
+  }
+}
+
+async function run(progress: (line: string) => void): Promise<VendorsResult> {
+  return { vendors: [await hetzner(progress)] };
+}
+
+function format(r: VendorsResult): string[] {
+  return [
+    `vendors: ${count(SERVERS)} servers per vendor against its double answering in ${LATENCY_MS} ms`,
+    ...r.vendors.map((v) => `  ${v.vendor.padEnd(8)} all Ready after ${seconds(v.readyMs)}; ${count(v.calls)} calls, ${v.callsPerServer.toFixed(1)} per server`),
+  ];
+}
+
+export const vendorsBenchmark: Benchmark<VendorsResult> = {
+  name: 'vendors',
+  description: 'apply 100 servers per cloud vendor against its double (100 ms answers): time to Ready, calls per server',
+  run,
+  format,
+};
