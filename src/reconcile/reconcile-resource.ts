@@ -33,8 +33,25 @@ export async function reconcileResource(ctx: ReconcileContext, resource: AnyStor
     recordFailure(ctx, resource, draft, failure);
     outcome = { ok: false, failure, becameFailed: becameFailed(resource, draft) };
   }
-  if (draft.changed) ctx.store.resources.writeStatus(resource.uid, draft.status);
+  if (draft.changed && !ctx.store.resources.writeStatus(resource.uid, resource.statusVersion, draft.status)) {
+    // Another writer (the provider test route, another process) changed the status since it was
+    // read: nothing of this reconcile's status is written over theirs. It is reconciled again
+    // from a fresh read, as controller-runtime does on a 409; a create it made is found again by
+    // its idempotency key (its pending create ends only with the write that records the id).
+    return { ok: false, failure: statusConflict(resource), becameFailed: false };
+  }
   return outcome;
+}
+
+export const REASON_STATUS_CONFLICT = 'StatusConflict';
+
+function statusConflict(r: AnyStoredResource): ClassifiedFailure {
+  return {
+    kind: 'retry',
+    reason: REASON_STATUS_CONFLICT,
+    message: `${r.kind}/${r.name}: its status changed since version ${r.statusVersion} was read; reconciling again from a fresh read`,
+    retryAfterMs: 0,
+  };
 }
 
 function becameFailed(resource: AnyStoredResource, draft: StatusDraft): boolean {
