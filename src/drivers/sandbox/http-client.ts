@@ -29,6 +29,8 @@ export interface HttpCall {
   doing: string;
   /** Non-2xx statuses returned to the caller instead of thrown (e.g. 404 for observe/delete). */
   accept?: readonly number[];
+  /** The driver call's signal (its deadline, cairn stopping): aborts the request when it fires. */
+  signal?: AbortSignal | undefined;
 }
 
 export interface HttpAnswer {
@@ -71,6 +73,12 @@ function vendorMessage(body: unknown, fallback: string): { message: string; fiel
   return { message: typeof body === 'string' && body !== '' ? `${fallback} (an answer of ${body.length} characters that is not the vendor's JSON)` : fallback };
 }
 
+/** The call was given up by its caller (its deadline passed, cairn is stopping): the caller's reason, said as where it happened. */
+function abandoned(where: string, reason: unknown): Error {
+  const why = reason instanceof Error ? reason.message : String(reason);
+  return new VendorUnavailableError(`${where}: abandoned: ${why}`, { cause: reason });
+}
+
 export class SandboxHttpClient {
   private readonly baseUrl: string;
   private readonly label: string;
@@ -96,10 +104,11 @@ export class SandboxHttpClient {
           ...(call.body === undefined ? {} : { 'content-type': 'application/json' }),
         },
         body: call.body === undefined ? undefined : JSON.stringify(call.body),
-        signal: AbortSignal.timeout(this.options.requestTimeoutMs),
+        signal: call.signal ? AbortSignal.any([AbortSignal.timeout(this.options.requestTimeoutMs), call.signal]) : AbortSignal.timeout(this.options.requestTimeoutMs),
       });
       text = await response.text();
     } catch (error) {
+      if (call.signal?.aborted) throw abandoned(where, call.signal.reason);
       const refused = outboundRefusal(error);
       if (refused) throw new VendorRejectedError(`${where}: ${refused.message}`, { field: 'endpoint', cause: error });
       if (error instanceof Error && (error.name === 'TimeoutError' || error.name === 'AbortError')) {
