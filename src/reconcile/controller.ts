@@ -5,6 +5,7 @@
  * resources are looked at again on a jittered resync interval (drift checks).
  */
 import { randomUUID } from 'node:crypto';
+import { setMaxListeners } from 'node:events';
 import { hostname } from 'node:os';
 import type { Kind } from '../model/kinds.js';
 import type { AnyStoredResource } from '../model/resource.js';
@@ -15,7 +16,7 @@ import type { ReconcileContext } from './context.js';
 import { type DriverPool, driverPoolFor } from './driver-pool.js';
 import { dependencyKey } from './dependencies.js';
 import { defaultControllerRateLimiter } from './rate-limiter.js';
-import { reconcileResource, type ReconcileOutcome } from './reconcile-resource.js';
+import { REASON_CANCELLED, reconcileResource, type ReconcileOutcome } from './reconcile-resource.js';
 import { KeyedSlots, type Slots } from './semaphore.js';
 import { WorkQueue } from './work-queue.js';
 
@@ -82,6 +83,8 @@ export class Controller {
   private running = false;
 
   constructor(private readonly store: Store, private readonly options: ControllerOptions) {
+    // Every driver call in flight listens on it (and lets go when it ends): as many as there are workers, legitimately.
+    setMaxListeners(0, this.stopping.signal);
     this.drivers = driverPoolFor(store, options.dataDir, options.requestTimeoutMs ?? 10_000, {
       groupWrites: true,
       stopping: this.stopping.signal,
@@ -218,6 +221,8 @@ export class Controller {
       // vendor calls wait for that group's commit first (durable-drivers.ts).
       this.store.commits.begin();
       const outcome = await reconcileResource(this.context, resource);
+      // Cut short by stop(): not a reconcile that failed, and nothing to schedule.
+      if (!outcome.ok && outcome.failure.reason === REASON_CANCELLED) return;
       this.options.onReconciled?.(resource, outcome, performance.now() - started);
       this.schedule(resource, outcome);
     } finally {
