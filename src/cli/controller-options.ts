@@ -1,8 +1,11 @@
 /**
  * @module The reconcile loop's knobs as the environment sets them (for tests, benchmarks and
  * operators): CAIRN_WORKERS, CAIRN_PER_PROVIDER, CAIRN_POLL_MS, CAIRN_RESYNC_MS (and per kind
- * CAIRN_RESYNC_MS_PROVIDER, _SERVER, _DATABASE, _APP, which win over it), CAIRN_VENDOR_TIMEOUT_MS.
+ * CAIRN_RESYNC_MS_PROVIDER, _SERVER, _DATABASE, _APP, which win over it), CAIRN_VENDOR_TIMEOUT_MS (one
+ * HTTP request), and the deadlines of whole driver calls: CAIRN_DRIVER_TIMEOUT_OBSERVE_SECONDS,
+ * _WRITE_SECONDS and _LONG_SECONDS (see reconcile/call-deadlines.ts).
  */
+import { callDeadlinesFromEnv } from '../reconcile/call-deadlines.js';
 import type { ControllerOptions } from '../reconcile/controller.js';
 import { KINDS, type Kind } from '../model/kinds.js';
 
@@ -27,6 +30,7 @@ export function controllerOptionsFromEnv(dataDir: string, env: NodeJS.ProcessEnv
     perProvider: positive(env, 'CAIRN_PER_PROVIDER'),
     pollMs: positive(env, 'CAIRN_POLL_MS'),
     requestTimeoutMs: positive(env, 'CAIRN_VENDOR_TIMEOUT_MS'),
+    deadlines: callDeadlinesFromEnv(env),
     resyncMs: Object.keys(resyncMs).length === 0 ? undefined : resyncMs,
   };
 }

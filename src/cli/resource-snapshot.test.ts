@@ -31,7 +31,7 @@ describe('ResourceSnapshot', () => {
 
     const before = store.resources.get(a ?? '');
     if (!before) throw new Error('a is missing');
-    store.resources.writeStatus(before.uid, { ...before.status, phase: 'running' });
+    store.resources.writeStatus(before.uid, before.statusVersion, { ...before.status, phase: 'running' });
     store.resources.remove(b ?? '');
     const [c] = store.resources.apply('default', 'test', [server('c')]).results.map((r) => r.uid);
     snapshot.refresh();

@@ -38,7 +38,7 @@ export async function buildApi(
   }
   if (key.warning) console.log(`warning: ${key.warning}`);
   const auth = await AuthService.open(store, {});
-  const drivers = driverPoolFor(store, dataDir, controllerOptions.requestTimeoutMs ?? 10_000);
+  const drivers = driverPoolFor(store, dataDir, controllerOptions.requestTimeoutMs ?? 10_000, controllerOptions.deadlines ? { deadlines: controllerOptions.deadlines } : {});
   const express = createApiApp({
     store, auth, drivers, logger, metrics,
     readiness: hooks.readiness,

@@ -9,6 +9,41 @@
 import type { ProviderSpec } from '../model/generated/kinds.js';
 import type { DataKeyWrapper } from '../secrets/sealed-stream.js';
 
+/**
+ * What every driver call may be given last: a signal that aborts it — its deadline passed, or
+ * cairn is stopping. A driver passes it on to whatever it waits for (HTTP requests, child
+ * processes, polls) and stops waiting when it fires; the caller has given up on the call by
+ * then (src/reconcile/call-deadlines.ts), so what the driver does after is never seen.
+ */
+export interface CallOptions {
+  signal?: AbortSignal;
+}
+
+/**
+ * How many arguments each driver verb takes before its `CallOptions` (so a wrapper can put
+ * them in place whatever the caller left out), and which deadline it gets: `observe` for
+ * reads, `write` for changes, `long` for what runs long by nature (backups, restores; an app's
+ * create and update, which build, are `long` too: see src/reconcile/call-deadlines.ts).
+ */
+export const DRIVER_VERBS: Readonly<Record<string, { arity: number; call: 'observe' | 'write' | 'long' }>> = {
+  observe: { arity: 1, call: 'observe' },
+  create: { arity: 2, call: 'write' },
+  update: { arity: 2, call: 'write' },
+  delete: { arity: 1, call: 'write' },
+  power: { arity: 2, call: 'write' },
+  regions: { arity: 0, call: 'observe' },
+  sizes: { arity: 0, call: 'observe' },
+  testCredentials: { arity: 0, call: 'observe' },
+  metrics: { arity: 1, call: 'observe' },
+  endpoint: { arity: 1, call: 'observe' },
+  setPassword: { arity: 2, call: 'write' },
+  createBackup: { arity: 2, call: 'long' },
+  observeBackup: { arity: 1, call: 'observe' },
+  deleteBackup: { arity: 1, call: 'write' },
+  restore: { arity: 3, call: 'long' },
+  logs: { arity: 2, call: 'observe' },
+};
+
 /** How to find a thing at the vendor: by its id once known, else by the idempotency key. */
 export interface ExternalRef {
   key: string;
@@ -17,13 +52,13 @@ export interface ExternalRef {
 
 export interface ExternalClient<Desired, Observed> {
   /** The thing as the vendor has it, or null when it does not exist. Must not change anything. */
-  observe(ref: ExternalRef): Promise<Observed | null>;
+  observe(ref: ExternalRef, options?: CallOptions): Promise<Observed | null>;
   /** Creates it with `key` as client token; calling again with the same key returns the first one. */
-  create(key: string, desired: Desired): Promise<Observed>;
+  create(key: string, desired: Desired, options?: CallOptions): Promise<Observed>;
   /** Brings an existing thing to `desired` in place (only fields that can change in place). */
-  update(externalId: string, desired: Desired): Promise<Observed>;
+  update(externalId: string, desired: Desired, options?: CallOptions): Promise<Observed>;
   /** Deletes it; deleting something already gone succeeds. */
-  delete(externalId: string): Promise<void>;
+  delete(externalId: string, options?: CallOptions): Promise<void>;
 }
 
 // ── servers ─────────────────────────────────────────────────────────────────────────────
@@ -85,13 +120,13 @@ export interface ServerMetrics {
 export interface CloudDriver {
   readonly vendor: string;
   readonly servers: ExternalClient<ServerDesired, ServerObserved>;
-  power(externalId: string, action: PowerAction): Promise<ServerObserved>;
-  regions(): Promise<Region[]>;
-  sizes(): Promise<Size[]>;
-  testCredentials(): Promise<CredentialTest>;
+  power(externalId: string, action: PowerAction, options?: CallOptions): Promise<ServerObserved>;
+  regions(options?: CallOptions): Promise<Region[]>;
+  sizes(options?: CallOptions): Promise<Size[]>;
+  testCredentials(options?: CallOptions): Promise<CredentialTest>;
   /** Why this vendor cannot report a server's CPU, memory and disk use, when it cannot: `metrics` then refuses (UnsupportedError). */
   readonly metricsUnsupported?: string;
-  metrics(externalId: string): Promise<ServerMetrics>;
+  metrics(externalId: string, options?: CallOptions): Promise<ServerMetrics>;
   /** Releases sockets, timers and child services. */
   close(): Promise<void>;
 }
@@ -145,20 +180,20 @@ export interface BackupObserved {
 
 /** Databases, plus what only databases have: endpoints, passwords, backups and restores. */
 export interface DatabaseRuntime extends ExternalClient<DatabaseDesired, DatabaseObserved> {
-  endpoint(externalId: string): Promise<DatabaseEndpoint>;
+  endpoint(externalId: string, options?: CallOptions): Promise<DatabaseEndpoint>;
   /** Sets the database user's password; setting the same password again succeeds. */
-  setPassword(externalId: string, password: string): Promise<void>;
+  setPassword(externalId: string, password: string, options?: CallOptions): Promise<void>;
   /** Starts a backup with `key` as client token; the same key again returns the first backup. */
-  createBackup(databaseExternalId: string, key: string): Promise<BackupObserved>;
+  createBackup(databaseExternalId: string, key: string, options?: CallOptions): Promise<BackupObserved>;
   /** The backup by its vendor id, or else by its key; null when it does not exist. Backups outlive their database. */
-  observeBackup(ref: ExternalRef): Promise<BackupObserved | null>;
+  observeBackup(ref: ExternalRef, options?: CallOptions): Promise<BackupObserved | null>;
   /** Deletes a backup (retention); deleting one already gone succeeds. */
-  deleteBackup(backupExternalId: string): Promise<void>;
+  deleteBackup(backupExternalId: string, options?: CallOptions): Promise<void>;
   /**
    * Restores the backup into the database (status `restoring`, then `available`). The same key
    * again does not restore twice; it returns the database as it is.
    */
-  restore(databaseExternalId: string, backupExternalId: string, key: string): Promise<DatabaseObserved>;
+  restore(databaseExternalId: string, backupExternalId: string, key: string, options?: CallOptions): Promise<DatabaseObserved>;
 }
 
 export interface DatabaseObserved {
@@ -232,7 +267,7 @@ export interface AppLogLine {
 /** Apps, plus their logs. `update` always rolls out a new release, even with unchanged configuration. */
 export interface AppRuntime extends ExternalClient<AppDesired, AppObserved> {
   /** The newest `tail` lines (default 100, at most 1000), optionally only those at or after `since`, oldest first. */
-  logs(externalId: string, query: { tail?: number; since?: string }): Promise<AppLogLine[]>;
+  logs(externalId: string, query: { tail?: number; since?: string }, options?: CallOptions): Promise<AppLogLine[]>;
 }
 
 export interface RuntimeDriver {
@@ -262,7 +297,11 @@ export interface DriverConfig {
   credentials: VendorCredentials | undefined;
   /** The data dir, for drivers that keep local state (the in-process sandbox, the local runtime). */
   dataDir: string;
-  /** Per-request timeout towards the vendor. */
+  /**
+   * The cap on one HTTP request towards the vendor (CAIRN_VENDOR_TIMEOUT_MS). A driver call may
+   * make several requests; its deadline as a whole comes in its `CallOptions.signal`, and each
+   * request ends at whichever comes first.
+   */
   requestTimeoutMs: number;
   /** Wraps the data keys of files sealed at rest (the local runtime's backups) under the master key. */
   dataKeys: DataKeyWrapper;

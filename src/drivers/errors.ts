@@ -14,7 +14,7 @@ export interface VendorErrorOptions {
 
 /** The vendor failed in a way that may pass: 5xx, 429, a timeout, a refused connection. Retry. */
 export class VendorUnavailableError extends Error {
-  override readonly name = 'VendorUnavailableError';
+  override readonly name: string = 'VendorUnavailableError';
   readonly status: number | undefined;
   readonly retryAfterMs: number | undefined;
   constructor(message: string, options: VendorErrorOptions = {}) {

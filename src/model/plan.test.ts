@@ -214,7 +214,7 @@ describe('adapters', () => {
     };
     const stored: StoredResource<'Server'> = {
       uid: '0b7c', tenant: 'default', kind: 'Server', namespace: 'default', name: 'web-1', labels: { team: 'shop' }, annotations: {},
-      spec: { provider: 'sandbox', region: 'eu-1', size: 'small' }, generation: 1, resourceVersion: 1, specVersion: 1, source: 'api',
+      spec: { provider: 'sandbox', region: 'eu-1', size: 'small' }, generation: 1, resourceVersion: 1, specVersion: 1, statusVersion: 1, source: 'api',
       createdAt: '2024-01-01T00:00:00Z', updatedAt: '2024-01-01T00:00:00Z', deletionTimestamp: null,
       status: { phase: 'running', conditions: [], observedGeneration: 1 },
     };

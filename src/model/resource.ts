@@ -68,6 +68,12 @@ export interface StoredResource<K extends Kind = Kind> {
   resourceVersion: number;
   /** The store revision of the last change to desired state (spec, labels, annotations, deletion): the API's ETag. */
   specVersion: number;
+  /**
+   * The version of `status`, bumped by each status write (0 before the first): a status writer
+   * passes the version it read to `Resources.writeStatus`, which refuses the write when another
+   * writer came first.
+   */
+  statusVersion: number;
   source: SourceOwner;
   createdAt: string;
   updatedAt: string;

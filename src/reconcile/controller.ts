@@ -5,16 +5,18 @@
  * resources are looked at again on a jittered resync interval (drift checks).
  */
 import { randomUUID } from 'node:crypto';
+import { setMaxListeners } from 'node:events';
 import { hostname } from 'node:os';
 import type { Kind } from '../model/kinds.js';
 import type { AnyStoredResource } from '../model/resource.js';
 import type { Store } from '../store/store.js';
 import type { LeaseHolder } from '../store/lease.js';
+import type { CallDeadlines } from './call-deadlines.js';
 import type { ReconcileContext } from './context.js';
 import { type DriverPool, driverPoolFor } from './driver-pool.js';
 import { dependencyKey } from './dependencies.js';
 import { defaultControllerRateLimiter } from './rate-limiter.js';
-import { reconcileResource, type ReconcileOutcome } from './reconcile-resource.js';
+import { REASON_CANCELLED, reconcileResource, type ReconcileOutcome } from './reconcile-resource.js';
 import { KeyedSlots, type Slots } from './semaphore.js';
 import { WorkQueue } from './work-queue.js';
 
@@ -28,7 +30,10 @@ export interface ControllerOptions {
   perProvider?: number;
   pollMs?: number;
   resyncMs?: Partial<Record<Kind, number>>;
+  /** The cap on one HTTP request to a vendor. */
   requestTimeoutMs?: number;
+  /** How long each type of driver call may take before it is abandoned and retried (call-deadlines.ts). */
+  deadlines?: Partial<CallDeadlines>;
   leaseTtlMs?: number;
   /** How often the change feed is read. */
   feedIntervalMs?: number;
@@ -56,6 +61,8 @@ export class Controller {
   readonly holderId = `${hostname()}:${process.pid}:${randomUUID()}`;
   private readonly queue = new WorkQueue<string>(defaultControllerRateLimiter<string>());
   private readonly drivers: DriverPool;
+  /** Aborted by stop(): cancels every driver call in flight (each also has its own deadline). */
+  private readonly stopping = new AbortController();
   private readonly perKind: KeyedSlots;
   private readonly perProvider: KeyedSlots;
   /** Per resource, what the feed last saw of what makes it worth a reconcile. */
@@ -76,7 +83,13 @@ export class Controller {
   private running = false;
 
   constructor(private readonly store: Store, private readonly options: ControllerOptions) {
-    this.drivers = driverPoolFor(store, options.dataDir, options.requestTimeoutMs ?? 10_000, { groupWrites: true });
+    // Every driver call in flight listens on it (and lets go when it ends): as many as there are workers, legitimately.
+    setMaxListeners(0, this.stopping.signal);
+    this.drivers = driverPoolFor(store, options.dataDir, options.requestTimeoutMs ?? 10_000, {
+      groupWrites: true,
+      stopping: this.stopping.signal,
+      ...(options.deadlines ? { deadlines: options.deadlines } : {}),
+    });
     this.perKind = new KeyedSlots(() => options.perKind ?? 64);
     this.perProvider = new KeyedSlots(() => options.perProvider ?? 32);
     const resync = options.resyncMs ?? {};
@@ -160,6 +173,9 @@ export class Controller {
     clearInterval(this.feedTimer);
     clearInterval(this.leaseTimer);
     this.queue.shutdown();
+    // Calls in flight are cancelled, not waited for and not recorded as failures: a create under
+    // way keeps its pending record and is found again by its key after a restart.
+    this.stopping.abort();
     await Promise.all(this.workerLoops.splice(0));
     await this.drivers.close();
     this.store.leases.release(LEASE_NAME, this.holderId);
@@ -205,6 +221,8 @@ export class Controller {
       // vendor calls wait for that group's commit first (durable-drivers.ts).
       this.store.commits.begin();
       const outcome = await reconcileResource(this.context, resource);
+      // Cut short by stop(): not a reconcile that failed, and nothing to schedule.
+      if (!outcome.ok && outcome.failure.reason === REASON_CANCELLED) return;
       this.options.onReconciled?.(resource, outcome, performance.now() - started);
       this.schedule(resource, outcome);
     } finally {

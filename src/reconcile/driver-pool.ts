@@ -11,6 +11,7 @@ import type { StoredResource } from '../model/resource.js';
 import type { DataKeyWrapper } from '../secrets/sealed-stream.js';
 import type { SecretStore } from '../secrets/secret-store.js';
 import { environmentRefusal, LOCAL_VENDOR, localVendorRefusal, tenantMayUseHost } from '../security/host-access.js';
+import { DEFAULT_CALL_DEADLINES, withDeadlines, type CallDeadlines } from './call-deadlines.js';
 import { durableBeforeCalls, type CommitBarrier } from './durable-drivers.js';
 import { StallError } from './errors.js';
 
@@ -30,7 +31,12 @@ interface CachedDrivers {
 
 export interface DriverPoolOptions {
   dataDir: string;
+  /** The cap on one HTTP request to a vendor (a driver call may make several). */
   requestTimeoutMs: number;
+  /** How long each type of driver call may take, whatever it does (call-deadlines.ts); unset types default. */
+  deadlines?: Partial<CallDeadlines>;
+  /** Fires when the pool's user stops: every driver call in flight is cancelled. */
+  stopping?: AbortSignal;
   /** Where `credentialsRef.secret` bundles are read (purpose `provider-credentials`). */
   secrets: SecretStore;
   /** Wraps the data keys of what drivers seal at rest (the store's secrets, which hold the master key). */
@@ -45,18 +51,21 @@ export interface DriverPoolOptions {
 
 export class DriverPool {
   private readonly cache = new Map<string, CachedDrivers>();
+  private readonly deadlines: CallDeadlines;
 
-  constructor(private readonly options: DriverPoolOptions) {}
+  constructor(private readonly options: DriverPoolOptions) {
+    this.deadlines = { ...DEFAULT_CALL_DEADLINES, ...options.deadlines };
+  }
 
   async cloudFor(provider: StoredResource<'Provider'>): Promise<CloudDriver> {
     const entry = this.entryFor(provider);
-    entry.cloud ??= this.build(provider, entry, entry.vendor.createCloudDriver(entry.config).then((d) => this.durable(d)));
+    entry.cloud ??= this.build(provider, entry, entry.vendor.createCloudDriver(entry.config).then((d) => this.wrap(d)));
     return entry.cloud;
   }
 
   async runtimeFor(provider: StoredResource<'Provider'>): Promise<RuntimeDriver> {
     const entry = this.entryFor(provider);
-    entry.runtime ??= this.build(provider, entry, entry.vendor.createRuntimeDriver(entry.config).then((d) => this.durable(d)));
+    entry.runtime ??= this.build(provider, entry, entry.vendor.createRuntimeDriver(entry.config).then((d) => this.wrap(d)));
     return entry.runtime;
   }
 
@@ -106,8 +115,10 @@ export class DriverPool {
     return this.options.tenantName?.(tenantId) ?? tenantId;
   }
 
-  private durable<T extends object>(driver: T): T {
-    return this.options.commits ? durableBeforeCalls(driver, this.options.commits) : driver;
+  /** Every verb gets its deadline, and waits for the commit group first (when there is one). */
+  private wrap<T extends object>(driver: T): T {
+    const bounded = withDeadlines(driver, { deadlines: this.deadlines, ...(this.options.stopping ? { stopping: this.options.stopping } : {}) });
+    return this.options.commits ? durableBeforeCalls(bounded, this.options.commits) : bounded;
   }
 
   /** A failed construction must not stay cached: the next reconcile tries again. */
@@ -204,7 +215,12 @@ export interface DriverPoolStore {
  * The pool for a store's providers. Its vendor calls wait for the store's commit group; with
  * `groupWrites` (the reconcile loop) each call also opens the group again for the writes after it.
  */
-export function driverPoolFor(store: DriverPoolStore, dataDir: string, requestTimeoutMs: number, options: { groupWrites?: boolean } = {}): DriverPool {
+export function driverPoolFor(
+  store: DriverPoolStore,
+  dataDir: string,
+  requestTimeoutMs: number,
+  options: { groupWrites?: boolean; deadlines?: Partial<CallDeadlines>; stopping?: AbortSignal } = {},
+): DriverPool {
   const commits = store.commits;
   const barrier: CommitBarrier | undefined =
     commits === undefined ? undefined : options.groupWrites === true ? commits : { committed: () => commits.committed() };
@@ -215,5 +231,7 @@ export function driverPoolFor(store: DriverPoolStore, dataDir: string, requestTi
     dataKeys: store.secrets,
     tenantName: (id) => store.tenants.get(id)?.name,
     ...(barrier ? { commits: barrier } : {}),
+    ...(options.deadlines ? { deadlines: options.deadlines } : {}),
+    ...(options.stopping ? { stopping: options.stopping } : {}),
   });
 }

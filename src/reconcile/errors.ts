@@ -5,6 +5,7 @@
  * reason for the resource's conditions and events.
  */
 import { UnsupportedError, VendorAuthError, VendorRejectedError, VendorUnavailableError } from '../drivers/errors.js';
+import { DeadlineExceededError } from './call-deadlines.js';
 
 export class StallError extends Error {
   override readonly name = 'StallError';
@@ -42,6 +43,7 @@ export const REASON_VENDOR_REJECTED = 'VendorRejected';
 export const REASON_CREDENTIALS_REFUSED = 'CredentialsRefused';
 export const REASON_UNSUPPORTED = 'Unsupported';
 export const REASON_RECONCILE_ERROR = 'ReconcileError';
+export const REASON_DEADLINE_EXCEEDED = 'DeadlineExceeded';
 
 export function classifyFailure(error: unknown): ClassifiedFailure {
   if (error instanceof StallError) return { kind: 'stall', reason: error.reason, message: error.message, retryAfterMs: 0 };
@@ -54,6 +56,7 @@ export function classifyFailure(error: unknown): ClassifiedFailure {
   if (error instanceof VendorAuthError) return { kind: 'stall', reason: REASON_CREDENTIALS_REFUSED, message: error.message, retryAfterMs: 0 };
   if (error instanceof VendorRejectedError) return { kind: 'stall', reason: REASON_VENDOR_REJECTED, message: error.message, retryAfterMs: 0 };
   if (error instanceof UnsupportedError) return { kind: 'stall', reason: REASON_UNSUPPORTED, message: error.message, retryAfterMs: 0 };
+  if (error instanceof DeadlineExceededError) return { kind: 'retry', reason: REASON_DEADLINE_EXCEEDED, message: error.message, retryAfterMs: 0 };
   if (error instanceof VendorUnavailableError) {
     return { kind: 'retry', reason: REASON_PROVIDER_ERROR, message: error.message, retryAfterMs: error.retryAfterMs ?? 0 };
   }

@@ -6,6 +6,7 @@
 import type { Kind } from '../model/kinds.js';
 import type { AnyStoredResource } from '../model/resource.js';
 import type { ReconcileContext, ReconcileResult } from './context.js';
+import { isCancelled } from './call-deadlines.js';
 import { classifyFailure, type ClassifiedFailure } from './errors.js';
 import { REMOVED } from './managed.js';
 import { reconcileApp } from './reconcile-app.js';
@@ -29,12 +30,33 @@ export async function reconcileResource(ctx: ReconcileContext, resource: AnyStor
     if (result === REMOVED) return { ok: true, result: {}, becameReady: false, becameFailed: false };
     outcome = { ok: true, result, becameReady: !wasReady && draft.condition('Ready')?.status === 'True', becameFailed: becameFailed(resource, draft) };
   } catch (error) {
+    // Cut short because cairn is stopping: not the resource's failure. Nothing is recorded; what
+    // was under way resumes on restart (a create in flight is found again by its key).
+    if (isCancelled(error)) return { ok: false, failure: { kind: 'retry', reason: REASON_CANCELLED, message: (error as Error).message, retryAfterMs: 0 }, becameFailed: false };
     const failure = classifyFailure(error);
     recordFailure(ctx, resource, draft, failure);
     outcome = { ok: false, failure, becameFailed: becameFailed(resource, draft) };
   }
-  if (draft.changed) ctx.store.resources.writeStatus(resource.uid, draft.status);
+  if (draft.changed && !ctx.store.resources.writeStatus(resource.uid, resource.statusVersion, draft.status)) {
+    // Another writer (the provider test route, another process) changed the status since it was
+    // read: nothing of this reconcile's status is written over theirs. It is reconciled again
+    // from a fresh read, as controller-runtime does on a 409; a create it made is found again by
+    // its idempotency key (its pending create ends only with the write that records the id).
+    return { ok: false, failure: statusConflict(resource), becameFailed: false };
+  }
   return outcome;
+}
+
+export const REASON_STATUS_CONFLICT = 'StatusConflict';
+export const REASON_CANCELLED = 'Cancelled';
+
+function statusConflict(r: AnyStoredResource): ClassifiedFailure {
+  return {
+    kind: 'retry',
+    reason: REASON_STATUS_CONFLICT,
+    message: `${r.kind}/${r.name}: its status changed since version ${r.statusVersion} was read; reconciling again from a fresh read`,
+    retryAfterMs: 0,
+  };
 }
 
 function becameFailed(resource: AnyStoredResource, draft: StatusDraft): boolean {

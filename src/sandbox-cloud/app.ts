@@ -32,8 +32,10 @@ export function createSandboxApp(deps: SandboxAppDeps): Express {
     res.setHeader('X-Sandbox-Simulated', 'true');
     next();
   });
-  app.use('/v1', deps.faults.latency(), bearerAuth(deps.token), deps.faults.inject());
+  // The body is read as it arrives, before the added latency: a slow vendor has the whole request
+  // and acts on it even when the caller stops waiting for the answer (as a real one does).
   app.use(express.json({ limit: '1mb' }));
+  app.use('/v1', deps.faults.latency(), bearerAuth(deps.token), deps.faults.inject());
   app.use(catalogRoutes());
   app.use(serverRoutes(deps));
   app.use(databaseRoutes(deps));

@@ -62,6 +62,22 @@ describe('sandbox cloud API: rate limits, faults and stats', () => {
     expect(Date.now() - started).toBeGreaterThanOrEqual(75);
     await api(cloud, 'GET', `/v1/servers/${id}`);
     await api(cloud, 'GET', `/v1/servers/${id}`);
-    expect(cloud.stats()).toMatchObject({ requests: 3, faults: 0, byRoute: { 'POST /v1/servers': 1, 'GET /v1/servers/:id': 2 } });
+    expect(cloud.stats()).toMatchObject({ requests: 3, faults: 0, delayed: 0, byRoute: { 'POST /v1/servers': 1, 'GET /v1/servers/:id': 2 } });
+  });
+
+  it('acts on a slow request its caller stopped waiting for, and counts the requests it holds', async () => {
+    const cloud = await start({ latencyMs: 300 });
+    const caller = new AbortController();
+    const sent = fetch(`${cloud.url}/v1/servers`, {
+      method: 'POST', signal: caller.signal,
+      headers: { authorization: 'Bearer test', 'content-type': 'application/json' },
+      body: JSON.stringify(newServer('abandoned-1', { name: 'abandoned' })),
+    }).catch((error: unknown) => error);
+    while (cloud.stats().delayed === 0) await new Promise((resolve) => setTimeout(resolve, 10));
+    caller.abort();
+    expect(await sent).toBeInstanceOf(Error);
+    while (cloud.stats().delayed > 0) await new Promise((resolve) => setTimeout(resolve, 10));
+    const found = await api(cloud, 'GET', '/v1/servers?client_token=abandoned-1');
+    expect(found.body.servers.map((s: { name: string }) => s.name)).toEqual(['abandoned']);
   });
 });

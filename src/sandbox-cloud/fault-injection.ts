@@ -53,7 +53,14 @@ export class FaultInjector {
   latency(): RequestHandler {
     return async (_req, _res, next) => {
       const ms = this.faults.latencyMs;
-      if (ms > 0) await new Promise<void>((resolve) => setTimeout(resolve, ms));
+      if (ms > 0) {
+        this.stats.recordDelay(1);
+        try {
+          await new Promise<void>((resolve) => setTimeout(resolve, ms));
+        } finally {
+          this.stats.recordDelay(-1);
+        }
+      }
       next();
     };
   }

@@ -12,6 +12,7 @@ import { SOURCES_MIGRATION } from './migrations/006-sources.js';
 import { TOMBSTONES_MIGRATION } from './migrations/007-tombstones.js';
 import { EVENT_AGGREGATION_MIGRATION } from './migrations/008-event-aggregation.js';
 import { MANIFEST_CACHE_MIGRATION } from './migrations/009-manifest-cache.js';
+import { STATUS_VERSION_MIGRATION } from './migrations/010-status-version.js';
 
 export const MIGRATIONS: readonly string[] = [
   RESOURCES_MIGRATION,
@@ -23,6 +24,7 @@ export const MIGRATIONS: readonly string[] = [
   TOMBSTONES_MIGRATION,
   EVENT_AGGREGATION_MIGRATION,
   MANIFEST_CACHE_MIGRATION,
+  STATUS_VERSION_MIGRATION,
 ];
 
 /**

@@ -28,12 +28,13 @@ export interface ResourceRow {
   applied_spec: string | null;
   incarnation: number | null;
   details: string | null;
+  status_version: number | null;
 }
 
 /** Columns of a resource joined with its status; every query that returns resources uses it. */
 export const RESOURCE_COLUMNS = `r.uid, r.tenant, r.kind, r.namespace, r.name, r.labels, r.annotations, r.spec,
   r.generation, r.resource_version, r.spec_version, r.source, r.created_at, r.updated_at, r.deletion_timestamp,
-  s.phase, s.conditions, s.observed_generation, s.external_id, s.endpoints, s.applied_spec, s.incarnation, s.details`;
+  s.phase, s.conditions, s.observed_generation, s.external_id, s.endpoints, s.applied_spec, s.incarnation, s.details, s.status_version`;
 
 export const RESOURCE_FROM = `resources r LEFT JOIN resource_status s ON s.uid = r.uid`;
 
@@ -68,6 +69,7 @@ export function rowToResource(row: ResourceRow): AnyStoredResource {
     generation: row.generation,
     resourceVersion: row.resource_version,
     specVersion: row.spec_version,
+    statusVersion: row.status_version ?? 0,
     source: row.source,
     createdAt: row.created_at,
     updatedAt: row.updated_at,

@@ -243,7 +243,7 @@ export class Resources {
            VALUES (?, ?, ?, ?, ?, ?, ?, ?, 1, ?, ?, ?, ?, ?, ?)`,
         )
         .run(uid, tenant, ref.kind, ref.namespace, ref.name, JSON.stringify(labels), JSON.stringify(annotations), JSON.stringify(m.spec), revision, revision, revision, source, now, now);
-      this.upsertStatus(uid, initialStatus(ref.kind), now);
+      this.upsertStatus(uid, initialStatus(ref.kind), 1, now);
       return { uid, ...ref, action: 'created', generation: 1 };
     }
     const specChanged = !jsonEqual(existing.spec, m.spec);
@@ -319,32 +319,41 @@ export class Resources {
       .filter((r) => referencesOf(r.kind, r.spec).some((ref) => ref.target === target.kind && ref.name === target.name));
   }
 
-  writeStatus(uid: string, status: ResourceStatus): void {
-    this.db
-      .transaction(() => {
-        const revision = this.nextRevision();
-        const now = nowIso();
-        const changed = this.sql.get(`UPDATE resources SET resource_version = ? WHERE uid = ?`).run(revision, uid);
-        if (changed.changes === 0) return;
-        this.upsertStatus(uid, status, now);
+  /**
+   * The one way status is written: a compare-and-swap on the status version. Writes `status` and
+   * returns true only when the resource's status is still at `expectedVersion` (its
+   * `statusVersion` as the writer read it); returns false, changing nothing, when another writer
+   * came first or the resource is gone. The caller then reads again and re-applies its change
+   * (the reconciler requeues, as controller-runtime does on a 409).
+   */
+  writeStatus(uid: string, expectedVersion: number, status: ResourceStatus): boolean {
+    return this.db
+      .transaction((): boolean => {
+        const current = this.sql
+          .get(`SELECT COALESCE(s.status_version, 0) AS version FROM resources r LEFT JOIN resource_status s ON s.uid = r.uid WHERE r.uid = ?`)
+          .get(uid) as { version: number } | undefined;
+        if (current === undefined || current.version !== expectedVersion) return false;
+        this.sql.get(`UPDATE resources SET resource_version = ? WHERE uid = ?`).run(this.nextRevision(), uid);
+        this.upsertStatus(uid, status, expectedVersion + 1, nowIso());
         // A pending create is done once the vendor's id is recorded, and not a moment before: a
         // crash in between must still find the resource by its key.
         if (status.externalId) this.sql.get(`DELETE FROM pending_operations WHERE uid = ? AND operation = 'create'`).run(uid);
+        return true;
       })
       .immediate();
   }
 
-  private upsertStatus(uid: string, status: ResourceStatus, now: string): void {
+  private upsertStatus(uid: string, status: ResourceStatus, version: number, now: string): void {
     this.sql
       .get(
-        `INSERT INTO resource_status (uid, phase, conditions, observed_generation, external_id, endpoints, applied_spec, incarnation, details, updated_at)
-         VALUES (@uid, @phase, @conditions, @observed_generation, @external_id, @endpoints, @applied_spec, @incarnation, @details, @updated_at)
+        `INSERT INTO resource_status (uid, phase, conditions, observed_generation, external_id, endpoints, applied_spec, incarnation, details, updated_at, status_version)
+         VALUES (@uid, @phase, @conditions, @observed_generation, @external_id, @endpoints, @applied_spec, @incarnation, @details, @updated_at, @status_version)
          ON CONFLICT (uid) DO UPDATE SET phase = excluded.phase, conditions = excluded.conditions,
            observed_generation = excluded.observed_generation, external_id = excluded.external_id,
            endpoints = excluded.endpoints, applied_spec = excluded.applied_spec, incarnation = excluded.incarnation,
-           details = excluded.details, updated_at = excluded.updated_at`,
+           details = excluded.details, updated_at = excluded.updated_at, status_version = excluded.status_version`,
       )
-      .run(statusToRow(uid, status, now));
+      .run({ ...statusToRow(uid, status, now), status_version: version });
   }
 
   /**

@@ -18,7 +18,7 @@ describe('change-feed signals', () => {
     const before = signal(0);
     const mark = f.store.resources.revision();
     const db = f.store.resources.get(f.databaseUid);
-    f.store.resources.writeStatus(f.databaseUid, { ...(db?.status ?? { phase: 'x', conditions: [], observedGeneration: 0 }), phase: 'creating' });
+    f.store.resources.writeStatus(f.databaseUid, db?.statusVersion ?? 0, { ...(db?.status ?? { phase: 'x', conditions: [], observedGeneration: 0 }), phase: 'creating' });
     const after = signal(mark);
     expect(after).toMatchObject({ generation: before?.generation, annotations: before?.annotations, wakes: before?.wakes, deleting: false });
   });

@@ -59,7 +59,7 @@ describe('Store', () => {
     store.resources.apply('default', 'api', [provider, server()]);
     const created = store.resources.find('default', { kind: 'Server', namespace: 'default', name: 'web-1' });
     if (!created) throw new Error('not created');
-    store.resources.writeStatus(created.uid, { ...created.status, phase: 'provisioning' });
+    store.resources.writeStatus(created.uid, created.statusVersion, { ...created.status, phase: 'provisioning' });
     const afterStatus = store.resources.get(created.uid);
     expect(afterStatus?.resourceVersion).toBeGreaterThan(created.resourceVersion);
     expect(afterStatus?.specVersion).toBe(created.specVersion);
@@ -95,10 +95,39 @@ describe('Store', () => {
     const web = store.resources.find('default', { kind: 'Server', namespace: 'default', name: 'web-1' });
     if (!web) throw new Error('not created');
     store.operations.begin(web.uid, 'create', 'cairn-key-0');
-    store.resources.writeStatus(web.uid, { ...web.status, phase: 'provisioning' });
+    expect(store.resources.writeStatus(web.uid, web.statusVersion, { ...web.status, phase: 'provisioning' })).toBe(true);
     expect(store.operations.get(web.uid, 'create')?.idempotencyKey).toBe('cairn-key-0');
-    store.resources.writeStatus(web.uid, { ...web.status, phase: 'provisioning', externalId: 'srv-1' });
+    expect(store.resources.writeStatus(web.uid, web.statusVersion + 1, { ...web.status, phase: 'provisioning', externalId: 'srv-1' })).toBe(true);
     expect(store.operations.get(web.uid, 'create')).toBeUndefined();
+  });
+
+  it('writes status only at the version the writer read: a second writer from the same read is refused and changes nothing', () => {
+    store.resources.apply('default', 'api', [provider, server()]);
+    const read = store.resources.find('default', { kind: 'Server', namespace: 'default', name: 'web-1' });
+    if (!read) throw new Error('not created');
+    expect(read.statusVersion).toBe(1);
+    expect(store.resources.writeStatus(read.uid, read.statusVersion, { ...read.status, phase: 'provisioning' })).toBe(true);
+    const first = store.resources.get(read.uid);
+    expect(first?.statusVersion).toBe(2);
+
+    // A writer that read before the first write: refused, the first write kept, no new revision.
+    const revision = store.resources.revision();
+    store.operations.begin(read.uid, 'create', 'cairn-key-0');
+    expect(store.resources.writeStatus(read.uid, read.statusVersion, { ...read.status, phase: 'running', externalId: 'srv-1' })).toBe(false);
+    const after = store.resources.get(read.uid);
+    expect(after?.status.phase).toBe('provisioning');
+    expect(after?.status.externalId).toBeNull();
+    expect(after?.statusVersion).toBe(2);
+    expect(store.resources.revision()).toBe(revision);
+    // The refused write recorded no vendor id, so the pending create stays (found by key on the retry).
+    expect(store.operations.get(read.uid, 'create')?.idempotencyKey).toBe('cairn-key-0');
+
+    // Read again, re-applied: accepted.
+    expect(store.resources.writeStatus(read.uid, 2, { ...first!.status, phase: 'running', externalId: 'srv-1' })).toBe(true);
+    expect(store.resources.get(read.uid)?.status.phase).toBe('running');
+    // A resource that is gone takes no status.
+    store.resources.remove(read.uid);
+    expect(store.resources.writeStatus(read.uid, 3, { ...read.status, phase: 'x' })).toBe(false);
   });
 
   it('refuses changes from another source, naming the owner, and writes nothing', () => {
@@ -133,7 +162,7 @@ describe('Store', () => {
     const p = store.resources.find('default', { kind: 'Provider', namespace: 'default', name: 'sandbox' });
     if (!p) throw new Error('missing');
     const mark = store.resources.revision();
-    store.resources.writeStatus(p.uid, { ...p.status, phase: 'valid', externalId: 'x-1' });
+    store.resources.writeStatus(p.uid, p.statusVersion, { ...p.status, phase: 'valid', externalId: 'x-1' });
     const changed = store.resources.changedSince(mark);
     expect(changed.map((r) => r.uid)).toEqual([p.uid]);
     expect(changed[0]?.status.phase).toBe('valid');

@@ -82,7 +82,7 @@ function preview(manifest: AnyManifest, current: AnyStoredResource | undefined, 
     uid: current?.uid ?? randomUUID(), tenant, kind: manifest.kind, namespace: manifest.metadata.namespace ?? 'default', name: manifest.metadata.name,
     labels: manifest.metadata.labels ?? {}, annotations: manifest.metadata.annotations ?? {}, spec: manifest.spec,
     generation: current ? current.generation + (specChanged ? 1 : 0) : 1,
-    resourceVersion: current?.resourceVersion ?? 0, specVersion: current?.specVersion ?? 0, source: current?.source ?? SOURCE,
+    resourceVersion: current?.resourceVersion ?? 0, specVersion: current?.specVersion ?? 0, statusVersion: current?.statusVersion ?? 0, source: current?.source ?? SOURCE,
     createdAt: current?.createdAt ?? now, updatedAt: now, deletionTimestamp: current?.deletionTimestamp ?? null,
     status: current?.status ?? { phase: manifest.kind === 'Provider' ? 'untested' : 'pending', conditions: [], observedGeneration: 0 },
   } as AnyStoredResource;

@@ -18,7 +18,7 @@ import { serverManifest } from './server-record.js';
 function stored<K extends Kind>(kind: K, spec: StoredResource<K>['spec']): StoredResource<K> {
   return {
     uid: '00000000-0000-4000-8000-000000000001', tenant: 'default', kind, namespace: 'default', name: 'x', labels: {}, annotations: {}, spec,
-    generation: 1, resourceVersion: 1, specVersion: 1, source: 'api', createdAt: '2026-01-01T00:00:00Z', updatedAt: '2026-01-01T00:00:00Z',
+    generation: 1, resourceVersion: 1, specVersion: 1, statusVersion: 1, source: 'api', createdAt: '2026-01-01T00:00:00Z', updatedAt: '2026-01-01T00:00:00Z',
     deletionTimestamp: null, status: { phase: 'pending', observedGeneration: 0, conditions: [] },
   };
 }

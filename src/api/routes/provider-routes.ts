@@ -21,8 +21,7 @@ import {
 import { validateBody } from '../request-validation.js';
 import { pathId, sendRecord, setLocation } from '../respond.js';
 import { expectedVersion } from '../versioning.js';
-import { REASON_CREDENTIALS_INVALID, REASON_CREDENTIALS_VALID } from '../../reconcile/reconcile-provider.js';
-import { StatusDraft } from '../../reconcile/status-draft.js';
+import { recordCredentialTest } from '../provider-test-record.js';
 
 function vendorOf(id: string): NonNullable<ReturnType<typeof vendors.get>> {
   const vendor = vendors.get(id);
@@ -117,7 +116,7 @@ export function providerRoutes(deps: ApiDeps, catalogs: ProviderCatalogs): Route
     const provider = new ResourceLookup(store, principal.tenant).byId('Provider', pathId(req));
     const test = await (await deps.drivers.cloudFor(provider)).testCredentials();
     const testedAt = new Date().toISOString();
-    recordTest(deps, provider, test.ok, test.message, testedAt);
+    recordCredentialTest(deps.store, provider, test, testedAt);
     res.json({ ok: test.ok, message: test.message, tested_at: testedAt });
   });
 
@@ -139,20 +138,6 @@ export function providerRoutes(deps: ApiDeps, catalogs: ProviderCatalogs): Route
   });
 
   return router;
-}
-
-/** A test's outcome becomes the provider's status (valid or invalid), as the reconciler's own tests do. */
-function recordTest(deps: ApiDeps, provider: StoredResource<'Provider'>, ok: boolean, message: string, testedAt: string): void {
-  const draft = new StatusDraft(provider);
-  draft.setPhase(ok ? 'valid' : 'invalid');
-  if (ok) draft.markReady(REASON_CREDENTIALS_VALID, message);
-  else draft.setCondition('Ready', 'False', REASON_CREDENTIALS_INVALID, message);
-  draft.status.details = { ...draft.status.details, testedAt };
-  deps.store.resources.writeStatus(provider.uid, draft.status);
-  deps.store.events.append({
-    tenant: provider.tenant, uid: provider.uid, kind: 'Provider', namespace: provider.namespace, name: provider.name,
-    type: ok ? 'Normal' : 'Warning', reason: ok ? REASON_CREDENTIALS_VALID : REASON_CREDENTIALS_INVALID, message: `tested through the API: ${message}`,
-  });
 }
 
 /** Providers (from manifests too) naming these stored credentials look again: they may have stalled without them. */

@@ -4,7 +4,7 @@
  * read. Hetzner's metrics are CPU, disk and network throughput, not memory or disk use, so
  * metrics are refused with that reason rather than made up.
  */
-import type { CloudDriver, CredentialTest, PowerAction, Region, ServerMetrics, ServerObserved, Size } from '../contract.js';
+import type { CallOptions, CloudDriver, CredentialTest, PowerAction, Region, ServerMetrics, ServerObserved, Size } from '../contract.js';
 import { UnsupportedError, VendorAuthError, VendorRejectedError } from '../errors.js';
 import { CatalogCache } from '../kit/catalog-cache.js';
 import { readAllPages } from '../kit/pagination.js';
@@ -33,10 +33,10 @@ export class HetznerCloudDriver implements CloudDriver {
     this.servers = new HetznerServers(client, actionPollMs, (region, size) => this.catalog.checkPlacement(region, size));
   }
 
-  async power(externalId: string, action: PowerAction): Promise<ServerObserved> {
+  async power(externalId: string, action: PowerAction, options: CallOptions = {}): Promise<ServerObserved> {
     const doing = `${action} server ${externalId}`;
-    await this.client.call({ method: 'POST', path: `/servers/${encodeURIComponent(externalId)}/actions/${POWER_ACTION[action]}`, doing });
-    return this.servers.required(externalId, doing);
+    await this.client.call({ method: 'POST', path: `/servers/${encodeURIComponent(externalId)}/actions/${POWER_ACTION[action]}`, doing, signal: options.signal });
+    return this.servers.required(externalId, doing, options);
   }
 
   private list(path: string, key: string, doing: string): Promise<WireReader[]> {
@@ -64,9 +64,9 @@ export class HetznerCloudDriver implements CloudDriver {
     return (await this.catalog.get()).sizes;
   }
 
-  async testCredentials(): Promise<CredentialTest> {
+  async testCredentials(options: CallOptions = {}): Promise<CredentialTest> {
     try {
-      await this.client.call({ method: 'GET', path: '/servers', query: { per_page: 1 }, doing: 'test the API token' });
+      await this.client.call({ method: 'GET', path: '/servers', query: { per_page: 1 }, doing: 'test the API token', signal: options.signal });
       return { ok: true, message: `hetzner: the API token is accepted at ${this.describeEndpoint}` };
     } catch (error) {
       if (error instanceof VendorAuthError) {

@@ -13,7 +13,7 @@ export interface FollowOptions {
   what: string;
   intervalMs?: number;
   timeoutMs?: number;
-  signal?: AbortSignal;
+  signal?: AbortSignal | undefined;
 }
 
 /** Polls `read` until the action is done; throws when it failed or took too long. */

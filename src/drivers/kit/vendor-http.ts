@@ -28,7 +28,7 @@ export interface VendorRequest {
   /** Non-2xx statuses returned instead of thrown (404 for observe and delete). */
   accept?: readonly number[];
   /** The driver call's deadline or cancellation. */
-  signal?: AbortSignal;
+  signal?: AbortSignal | undefined;
 }
 
 export interface VendorAnswer {
@@ -72,6 +72,12 @@ export interface VendorHttpOptions {
   maxRetryAfterMs?: number;
   /** The base URL is cairn's own, not a tenant's: no outbound guard (tests of the kit only). */
   trusted?: boolean;
+}
+
+/** The call was given up by its caller (its deadline passed, cairn is stopping): the caller's reason, said as where it happened. */
+function abandoned(where: string, reason: unknown): Error {
+  const why = reason instanceof Error ? reason.message : String(reason);
+  return new VendorUnavailableError(`${where}: abandoned: ${why}`, { cause: reason });
 }
 
 const IDEMPOTENT: ReadonlySet<HttpMethod> = new Set(['GET', 'PUT', 'DELETE']);
@@ -144,7 +150,7 @@ export class VendorHttpClient {
     } catch (error) {
       const refused = outboundRefusal(error);
       if (refused) throw new VendorRejectedError(`${where}: ${refused.message}`, { field: 'endpoint', cause: error });
-      if (request.signal?.aborted) throw request.signal.reason as Error;
+      if (request.signal?.aborted) throw abandoned(where, request.signal.reason);
       if (timeout.aborted) throw new VendorUnavailableError(`${where}: no answer from ${this.baseUrl} within ${this.options.requestTimeoutMs} ms`, { cause: error });
       throw new VendorUnavailableError(`${where}: request to ${this.baseUrl} failed: ${describeCause(error)}`, { cause: error });
     }

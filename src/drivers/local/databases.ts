@@ -8,7 +8,7 @@
  */
 import { existsSync } from 'node:fs';
 import { rm } from 'node:fs/promises';
-import type { BackupObserved, DatabaseDesired, DatabaseEndpoint, DatabaseObserved, DatabaseRuntime, ExternalRef } from '../contract.js';
+import type { BackupObserved, CallOptions, DatabaseDesired, DatabaseEndpoint, DatabaseObserved, DatabaseRuntime, ExternalRef } from '../contract.js';
 import { UnsupportedError, VendorRejectedError } from '../errors.js';
 import { freePort } from './free-port.js';
 import type { LocalHost, Workloads } from './local-host.js';
@@ -123,7 +123,7 @@ export class LocalDatabases implements DatabaseRuntime, Workloads {
     }
   }
 
-  async update(externalId: string, desired: DatabaseDesired): Promise<DatabaseObserved> {
+  async update(externalId: string, desired: DatabaseDesired, options: CallOptions = {}): Promise<DatabaseObserved> {
     const db = this.required(externalId);
     if (db.status === 'creating' && !this.beingCreated(db)) return this.createAgain(db, desired);
     if (postgresFor(desired.name, desired.version).major !== postgresFor(db.name, db.version).major) {
@@ -134,7 +134,7 @@ export class LocalDatabases implements DatabaseRuntime, Workloads {
       if (this.serverStopped(db.serverId)) {
         throw new Error(`Database/${desired.name}: its server ${db.serverId} is stopped; the database starts again with it`);
       }
-      await this.host.cluster(db).start();
+      await this.host.cluster(db).start(options.signal);
     }
     return this.toObserved(this.required(externalId));
   }
@@ -152,10 +152,10 @@ export class LocalDatabases implements DatabaseRuntime, Workloads {
     return this.toObserved(record);
   }
 
-  async delete(externalId: string): Promise<void> {
+  async delete(externalId: string, options: CallOptions = {}): Promise<void> {
     const db = this.record(externalId);
     if (!db) return;
-    await this.host.cluster(db).destroy();
+    await this.host.cluster(db).destroy(options.signal);
     this.host.state.update((s) => {
       s.databases = s.databases.filter((d) => d.id !== externalId);
     });

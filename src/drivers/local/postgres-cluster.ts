@@ -101,26 +101,27 @@ export class PostgresCluster {
     }
   }
 
-  /** Starts it unless it runs; waits until it accepts connections. */
-  async start(): Promise<void> {
+  /** Starts it unless it runs; waits until it accepts connections (or until `signal` fires: the cluster goes on starting). */
+  async start(signal?: AbortSignal): Promise<void> {
     if (this.runningPid() !== null) return;
     this.makeOwnDir(this.socketDir); // a socket dir under the temp dir may have been cleaned away
     await runProgram(this.bin('pg_ctl'), ['-D', this.dataDir, '-l', join(this.dir, 'postgres.log'), '-w', '-t', '60', 'start'], {
       runAs: this.runAs,
       timeoutMs: 90_000,
       ownSession: true, // the cluster outlives cairn, and Ctrl-C in cairn's terminal must not stop it
+      ...(signal ? { signal } : {}),
     });
   }
 
   /** Stops it (fast: open sessions are ended) unless it is stopped. */
-  async stop(): Promise<void> {
+  async stop(signal?: AbortSignal): Promise<void> {
     if (this.runningPid() === null) return;
-    await runProgram(this.bin('pg_ctl'), ['-D', this.dataDir, '-m', 'fast', '-w', '-t', '60', 'stop'], { runAs: this.runAs, timeoutMs: 90_000 });
+    await runProgram(this.bin('pg_ctl'), ['-D', this.dataDir, '-m', 'fast', '-w', '-t', '60', 'stop'], { runAs: this.runAs, timeoutMs: 90_000, ...(signal ? { signal } : {}) });
   }
 
-  /** Stops it and removes its files. */
-  async destroy(): Promise<void> {
-    await this.stop();
+  /** Stops it and removes its files (nothing is removed when `signal` fires before it has stopped). */
+  async destroy(signal?: AbortSignal): Promise<void> {
+    await this.stop(signal);
     rmSync(this.dir, { recursive: true, force: true });
     rmSync(this.socketDir, { recursive: true, force: true });
   }

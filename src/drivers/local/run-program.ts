@@ -22,6 +22,8 @@ export interface RunOptions {
   /** Where its stdout goes; by default collected and returned. */
   stdout?: Writable;
   timeoutMs?: number;
+  /** Kills it (SIGKILL) when it fires: the driver call it belongs to was abandoned (its deadline, cairn stopping). */
+  signal?: AbortSignal;
   /** Runs it in a session of its own, so that what it leaves running (a daemon) gets no signal meant for cairn's terminal (Ctrl-C). */
   ownSession?: boolean;
 }
@@ -36,8 +38,18 @@ function tail(text: string, lines = 8): string {
   return text.trim().split('\n').slice(-lines).join('\n');
 }
 
+/** The program was killed because the call it belonged to was given up. */
+function abandoned(name: string, reason: unknown): Error {
+  return new Error(`${name} was abandoned: ${reason instanceof Error ? reason.message : String(reason)}`, { cause: reason });
+}
+
 export function runProgram(file: string, args: readonly string[], options: RunOptions = {}): Promise<RunResult> {
+  const name = file.split('/').pop() ?? file;
   return new Promise((resolve, reject) => {
+    if (options.signal?.aborted) {
+      reject(abandoned(name, options.signal.reason));
+      return;
+    }
     const child = spawn(file, args, {
       cwd: options.cwd,
       env: options.env ?? process.env,
@@ -64,13 +76,20 @@ export function runProgram(file: string, args: readonly string[], options: RunOp
       });
     }
     const timer = options.timeoutMs === undefined ? undefined : setTimeout(() => child.kill('SIGKILL'), options.timeoutMs);
+    const onAbort = (): void => {
+      child.kill('SIGKILL');
+    };
+    options.signal?.addEventListener('abort', onAbort, { once: true });
     child.on('error', (error) => {
       clearTimeout(timer);
+      options.signal?.removeEventListener('abort', onAbort);
       reject(new Error(`cannot run ${file}: ${error.message}`));
     });
     child.on('close', (code, signal) => {
       clearTimeout(timer);
-      if (inputFailure) reject(new Error(`${file.split('/').pop() ?? file} was stopped: its input failed: ${inputFailure.message}`));
+      options.signal?.removeEventListener('abort', onAbort);
+      if (options.signal?.aborted) reject(abandoned(name, options.signal.reason));
+      else if (inputFailure) reject(new Error(`${file.split('/').pop() ?? file} was stopped: its input failed: ${inputFailure.message}`));
       else if (code === 0) resolve({ stdout, stderr });
       else reject(new Error(`${file.split('/').pop() ?? file} ${signal ? `was killed (${signal})` : `exited with code ${code}`}: ${tail(stderr || stdout) || 'no output'}`));
     });

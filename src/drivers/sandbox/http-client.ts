@@ -1,15 +1,9 @@
 /**
- * @module A small JSON client for the sandbox vendor's API over global fetch: bearer token,
- * per-request timeout, and one mapping from what went wrong to cairn's vendor errors —
- * 429 → VendorUnavailableError with retryAfterMs; 5xx, network errors and timeouts →
- * VendorUnavailableError; 401/403 → VendorAuthError; other 4xx → VendorRejectedError with the
- * vendor's message and the field it named. Every message says what was being done. A URL a
- * tenant gave goes through the outbound guard (a refusal is a VendorRejectedError on
- * `endpoint`); an answer's body is summarised, never echoed at length.
+ * @module The sandbox vendor's JSON client: the vendor kit's client (src/drivers/kit/vendor-http.ts:
+ * outbound guard, per-request timeout, the call's signal, one mapping of what went wrong to
+ * cairn's vendor errors) with a bearer token and the sandbox's error shape `{ message, field }`.
  */
-import { guardedFetch, outboundRefusal } from '../../net/guarded-fetch.js';
-import { VendorAuthError, VendorRejectedError, VendorUnavailableError } from '../errors.js';
-import { describeCause, parseRetryAfter, summarise } from '../kit/vendor-text.js';
+import { VendorHttpClient, type VendorErrorText } from '../kit/vendor-http.js';
 
 export interface SandboxHttpClientOptions {
   /** e.g. http://127.0.0.1:9100 */
@@ -30,6 +24,8 @@ export interface HttpCall {
   doing: string;
   /** Non-2xx statuses returned to the caller instead of thrown (e.g. 404 for observe/delete). */
   accept?: readonly number[];
+  /** The driver call's signal (its deadline, cairn stopping): aborts the request when it fires. */
+  signal?: AbortSignal | undefined;
 }
 
 export interface HttpAnswer {
@@ -38,80 +34,33 @@ export interface HttpAnswer {
   body: unknown;
 }
 
-/** The vendor's structured error message and field; a body that is not one is described, not echoed. */
-function vendorMessage(body: unknown, fallback: string): { message: string; field?: string } {
-  if (typeof body === 'object' && body !== null) {
-    const record = body as Record<string, unknown>;
-    const message = typeof record['message'] === 'string' ? summarise(record['message']) : fallback;
-    return typeof record['field'] === 'string' ? { message, field: summarise(record['field']) } : { message };
-  }
-  return { message: typeof body === 'string' && body !== '' ? `${fallback} (an answer of ${body.length} characters that is not the vendor's JSON)` : fallback };
+/** The sandbox's error body: `{ "message", "field" }`. */
+function readSandboxError(body: unknown): VendorErrorText | undefined {
+  if (typeof body !== 'object' || body === null) return undefined;
+  const record = body as Record<string, unknown>;
+  if (typeof record['message'] !== 'string') return undefined;
+  return typeof record['field'] === 'string' ? { message: record['message'], field: record['field'] } : { message: record['message'] };
 }
 
+/** The sandbox's API through the vendor kit's client, sending nothing twice: the reconciler does the retrying. */
 export class SandboxHttpClient {
-  private readonly baseUrl: string;
-  private readonly label: string;
+  private readonly client: VendorHttpClient;
 
-  constructor(private readonly options: SandboxHttpClientOptions) {
-    this.baseUrl = options.baseUrl.replace(/\/+$/, '');
-    this.label = options.label ?? 'sandbox';
+  constructor(options: SandboxHttpClientOptions) {
+    this.client = new VendorHttpClient({
+      label: options.label ?? 'sandbox',
+      baseUrl: options.baseUrl,
+      authorize: () => ({ authorization: `Bearer ${options.token}` }),
+      readError: readSandboxError,
+      requestTimeoutMs: options.requestTimeoutMs,
+      retries: 0,
+      ...(options.trusted ? { trusted: true } : {}),
+    });
   }
 
   /** Sends one request; any non-2xx status not in `accept` is thrown as a vendor error. */
   async call(call: HttpCall): Promise<HttpAnswer> {
-    const url = `${this.baseUrl}${call.path}`;
-    const where = `${this.label}: ${call.doing}`;
-    let response: Response;
-    let text: string;
-    try {
-      const send = this.options.trusted ? fetch : (guardedFetch as unknown as typeof fetch);
-      response = await send(url, {
-        method: call.method,
-        headers: {
-          authorization: `Bearer ${this.options.token}`,
-          accept: 'application/json',
-          ...(call.body === undefined ? {} : { 'content-type': 'application/json' }),
-        },
-        body: call.body === undefined ? undefined : JSON.stringify(call.body),
-        signal: AbortSignal.timeout(this.options.requestTimeoutMs),
-      });
-      text = await response.text();
-    } catch (error) {
-      const refused = outboundRefusal(error);
-      if (refused) throw new VendorRejectedError(`${where}: ${refused.message}`, { field: 'endpoint', cause: error });
-      if (error instanceof Error && (error.name === 'TimeoutError' || error.name === 'AbortError')) {
-        throw new VendorUnavailableError(`${where}: no answer from ${this.baseUrl} within ${this.options.requestTimeoutMs} ms`, { cause: error });
-      }
-      throw new VendorUnavailableError(`${where}: request to ${this.baseUrl} failed: ${describeCause(error)}`, { cause: error });
-    }
-    const body = this.parseBody(text, response.status, where);
-    if ((response.status >= 200 && response.status < 300) || call.accept?.includes(response.status)) {
-      return { status: response.status, body };
-    }
-    throw this.toError(response, body, where);
-  }
-
-  private parseBody(text: string, status: number, where: string): unknown {
-    if (text === '') return undefined;
-    try {
-      return JSON.parse(text) as unknown;
-    } catch (error) {
-      if (status >= 200 && status < 300) {
-        throw new VendorUnavailableError(`${where}: the ${status} answer is not JSON (${text.length} characters); is this the vendor's API?`, { status, cause: error });
-      }
-      return text;
-    }
-  }
-
-  private toError(response: Response, body: unknown, where: string): Error {
-    const status = response.status;
-    const { message, field } = vendorMessage(body, response.statusText || 'no message');
-    const text = `${where}: ${status} ${message}`;
-    if (status === 429) {
-      return new VendorUnavailableError(text, { status, retryAfterMs: parseRetryAfter(response.headers.get('retry-after')) });
-    }
-    if (status >= 500 || status === 408) return new VendorUnavailableError(text, { status });
-    if (status === 401 || status === 403) return new VendorAuthError(text, { status });
-    return new VendorRejectedError(text, { status, field });
+    const { status, body } = await this.client.call({ ...call, ...(call.signal ? { signal: call.signal } : {}) });
+    return { status, body };
   }
 }
