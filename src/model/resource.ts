@@ -100,6 +100,19 @@ export function selfHeals(r: { annotations: Readonly<Record<string, string>> }):
   return r.annotations[SELF_HEAL_ANNOTATION] !== 'false';
 }
 
+/**
+ * The vendor's id of an existing resource to adopt instead of creating one (set by a user, or by
+ * `cairn import`); in Kubernetes controller mode cairn also writes it back on each custom resource
+ * once it knows the id, so that a replica that lost its data dir adopts rather than creates again.
+ */
+export const EXTERNAL_ID_ANNOTATION = 'cairn.dev/external-id';
+
+/** The vendor id a resource's `cairn.dev/external-id` annotation names, if any (blank counts as none). */
+export function importedExternalId(r: { annotations: Readonly<Record<string, string>> }): string | undefined {
+  const id = r.annotations[EXTERNAL_ID_ANNOTATION]?.trim();
+  return id === undefined || id === '' ? undefined : id;
+}
+
 export const DEFAULT_NAMESPACE = 'default';
 export const DEFAULT_TENANT = 'default';
 
