@@ -113,6 +113,24 @@ export function importedExternalId(r: { annotations: Readonly<Record<string, str
   return id === undefined || id === '' ? undefined : id;
 }
 
+/** `status.details.imported`: true once cairn adopted the vendor's resource by `cairn.dev/external-id` rather than creating it. */
+export const IMPORTED_DETAIL = 'imported';
+
+/** Whether the resource stands for a vendor resource cairn adopted (imported) rather than created. */
+export function isImported(r: { status: ResourceStatus }): boolean {
+  return r.status.details?.[IMPORTED_DETAIL] === true;
+}
+
+/**
+ * What deleting the resource does at the vendor: its spec's `deletionPolicy` when set; else
+ * Orphan for an imported one (cairn did not make it, so it does not unmake it) and Delete otherwise.
+ */
+export function effectiveDeletionPolicy(r: { spec: object; status: ResourceStatus }): 'Delete' | 'Orphan' {
+  const stated = (r.spec as { deletionPolicy?: unknown }).deletionPolicy;
+  if (stated === 'Delete' || stated === 'Orphan') return stated;
+  return isImported(r) ? 'Orphan' : 'Delete';
+}
+
 export const DEFAULT_NAMESPACE = 'default';
 export const DEFAULT_TENANT = 'default';
 

@@ -7,16 +7,18 @@
  */
 import type { ExternalClient } from '../drivers/contract.js';
 import { REPLACEMENT_FIELDS, type Kind, type SpecByKind } from '../model/kinds.js';
-import { selfHeals, type AnyStoredResource, type ResourceStatus, type StoredResource } from '../model/resource.js';
+import { effectiveDeletionPolicy, IMPORTED_DETAIL, importedExternalId, selfHeals, type AnyStoredResource, type ResourceStatus, type StoredResource } from '../model/resource.js';
 import type { ReconcileContext, ReconcileResult } from './context.js';
 import { requireNoDependents } from './dependencies.js';
-import { doing } from './errors.js';
+import { doing, StallError } from './errors.js';
 import { idempotencyKey } from './idempotency.js';
 import { StatusDraft } from './status-draft.js';
 
 export const REASON_CREATING = 'Creating';
 export const REASON_CREATED = 'Created';
 export const REASON_ADOPTED = 'Adopted';
+export const REASON_IMPORTED = 'Imported';
+export const REASON_IMPORT_FAILED = 'ImportFailed';
 export const REASON_UPDATED = 'Updated';
 export const REASON_REPLACING = 'Replacing';
 export const REASON_DELETING = 'Deleting';
@@ -93,6 +95,12 @@ export interface ManagedAdapter<K extends Kind, D, O extends { id: string }> {
   onGone?(ctx: ReconcileContext, r: StoredResource<K>): void;
   /** True when deleting the resource must leave the vendor's side in place. */
   orphanOnDelete?(r: StoredResource<K>): boolean;
+  /**
+   * The kind can adopt an existing vendor resource (`cairn.dev/external-id`): what differs between
+   * the manifest and the vendor's resource that cannot change in place, as `spec.field: ...`
+   * (an import never replaces). Absent: the kind cannot be imported.
+   */
+  importConflicts?(ctx: ReconcileContext, r: StoredResource<K>, desired: D, observed: O): string[];
   /** A step before the vendor's resource is deleted (e.g. a final backup); null once it may go. */
   beforeDelete?(ctx: ReconcileContext, r: StoredResource<K>, observed: O, draft: StatusDraft): Promise<StepResult | null>;
   /** The resource is about to leave cairn for good: drop what cairn kept for it (passwords, unfinished records). */
@@ -135,7 +143,12 @@ export async function reconcileManaged<K extends Kind, D, O extends { id: string
 
   // Never created and no create in flight: nothing can exist at the vendor yet, so skip observe.
   let observed: O | null = null;
-  if (status.externalId || pending) {
+  let imported = false;
+  const importing = importTarget(r, status, pending !== undefined);
+  if (importing !== undefined) {
+    observed = await importExisting(ctx, r, draft, adapter, conn, key, importing);
+    imported = true;
+  } else if (status.externalId || pending) {
     observed = await doing('observe', () => conn.client.observe({ key: pending?.idempotencyKey ?? key, externalId: status.externalId ?? null }));
   }
 
@@ -191,7 +204,7 @@ export async function reconcileManaged<K extends Kind, D, O extends { id: string
   const request = adapter.requested?.(ctx, r, desired, observed) ?? null;
   if (changes.length > 0 || request !== null) {
     const selfHeal = selfHeals(r);
-    const userChange = status.observedGeneration !== r.generation || request !== null;
+    const userChange = status.observedGeneration !== r.generation || request !== null || imported;
     if (!selfHeal && !userChange) {
       draft.setCondition('Synced', 'False', REASON_DRIFT, `changed outside cairn: ${changes.join('; ')} (self-heal is off)`);
       return { requeueAfterMs: ctx.resyncMs(r.kind) };
@@ -212,7 +225,75 @@ function forgetIncarnation<K extends Kind, D, O extends { id: string }>(ctx: Rec
   status.incarnation = (status.incarnation ?? 0) + 1;
   status.externalId = null;
   status.appliedSpec = null;
+  // What cairn creates next is its own, not an imported one.
+  if (status.details?.[IMPORTED_DETAIL] !== undefined) {
+    const { [IMPORTED_DETAIL]: _imported, ...details } = status.details;
+    status.details = details;
+  }
   adapter.onGone?.(ctx, r);
+}
+
+/**
+ * Annotation (internal, set by controller mode only) saying the `cairn.dev/external-id` on this
+ * resource is one cairn itself created and wrote back, so adopting it again (a replica that lost its
+ * data dir) is not an import: its deletionPolicy stays Delete.
+ */
+export const CREATED_BY_CAIRN_ANNOTATION = 'cairn.dev/external-id-created-by-cairn';
+
+/**
+ * The vendor id to adopt, when there is one to adopt now: the resource names one with
+ * `cairn.dev/external-id`, cairn holds no id for it and has no create in flight, and it has not
+ * lost an incarnation (after a replacement or a vanished resource the annotation names what is
+ * gone; cairn creates the next one itself).
+ */
+function importTarget(r: StoredResource, status: ResourceStatus, createPending: boolean): string | undefined {
+  if (status.externalId || createPending || (status.incarnation ?? 0) > 0) return undefined;
+  return importedExternalId(r);
+}
+
+/**
+ * Observes the vendor's resource by the id the user gave and adopts it: its id is recorded, and
+ * the manifest's spec becomes the applied one (what cannot change in place was checked equal), so
+ * the usual diff then brings the in-place fields to the manifest. Missing, or differing in a field
+ * that would need a replacement: a stall that says so; an import never creates or replaces.
+ */
+async function importExisting<K extends Kind, D, O extends { id: string }>(
+  ctx: ReconcileContext,
+  r: StoredResource<K>,
+  draft: StatusDraft,
+  adapter: ManagedAdapter<K, D, O>,
+  conn: Connection<D, O>,
+  key: string,
+  externalId: string,
+): Promise<O> {
+  const what = r.kind.toLowerCase();
+  if (!adapter.importConflicts) {
+    throw new StallError(REASON_IMPORT_FAILED, `a ${what} cannot be imported (cairn.dev/external-id ${externalId}); remove the annotation to let cairn create it`);
+  }
+  const found = await doing('observe for import', () => conn.client.observe({ key, externalId }));
+  if (found === null || found.id !== externalId) {
+    throw new StallError(REASON_IMPORT_FAILED, `no ${what} with id ${externalId} at ${conn.vendor} (cairn.dev/external-id); nothing was created`);
+  }
+  const desired = await adapter.desired(ctx, r);
+  const conflicts = adapter.importConflicts(ctx, r, desired, found);
+  if (conflicts.length > 0) {
+    throw new StallError(
+      REASON_IMPORT_FAILED,
+      `cannot import ${what} ${externalId} from ${conn.vendor}: ${conflicts.join('; ')}, which cannot change in place; make the manifest match the vendor (an import never replaces)`,
+    );
+  }
+  const status = draft.status;
+  status.externalId = found.id;
+  status.appliedSpec = structuredClone(r.spec) as unknown as Record<string, unknown>;
+  const ownRecord = r.annotations[CREATED_BY_CAIRN_ANNOTATION] === externalId;
+  if (ownRecord) {
+    ctx.record(r, 'Normal', REASON_ADOPTED, `found ${what} ${found.id} at ${conn.vendor} by its recorded cairn.dev/external-id; adopted again`);
+  } else {
+    status.details = { ...status.details, [IMPORTED_DETAIL]: true };
+    const policy = effectiveDeletionPolicy({ spec: r.spec, status });
+    ctx.record(r, 'Normal', REASON_IMPORTED, `imported ${what} ${found.id} from ${conn.vendor} (deletionPolicy: ${policy})`);
+  }
+  return found;
 }
 
 /** Awaits a create or update, telling the adapter when it failed. */

@@ -4,7 +4,7 @@
  */
 
 export interface Inventory {
-  servers: Array<{ id: string; name: string; client_token: string; size: string; status: string }>;
+  servers: Array<{ id: string; name: string; client_token: string; region: string; size: string; status: string }>;
   databases: Array<{ id: string; name: string; client_token: string }>;
   apps: Array<{ id: string; name: string; client_token: string }>;
 }

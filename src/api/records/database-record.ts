@@ -3,7 +3,7 @@
  * credentials endpoint is for) and the Database manifest a create or update body becomes.
  */
 import type { DatabaseSpec } from '../../model/generated/kinds.js';
-import type { Manifest, StoredResource } from '../../model/resource.js';
+import { effectiveDeletionPolicy, type Manifest, type StoredResource } from '../../model/resource.js';
 import { apiMetadata, baseRecord, keptMetadata, type BaseRecord } from './common.js';
 import type { ResourceLookup } from './lookup.js';
 
@@ -52,7 +52,7 @@ export function databaseRecord(r: StoredResource<'Database'>, lookup: ResourceLo
     storage_gb: r.spec.storageGb ?? null,
     backup_schedule: r.spec.backup?.schedule ?? null,
     backup_retention: r.spec.backup ? (r.spec.backup.retention ?? 7) : null,
-    deletion_policy: r.spec.deletionPolicy ?? 'Delete',
+    deletion_policy: effectiveDeletionPolicy(r),
     host: typeof endpoints.host === 'string' ? endpoints.host : null,
     port: typeof endpoints.port === 'number' ? endpoints.port : null,
     engine_version: typeof engineVersion === 'string' ? engineVersion : null,
