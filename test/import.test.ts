@@ -102,4 +102,17 @@ describe('a server imported by cairn.dev/external-id', () => {
     expect((await live(h, 'legacy-5')).map((s) => [s.id, s.region])).toEqual([[id, 'us-1']]);
     expect(h.get('Server', 'legacy-5').status.externalId ?? null).toBeNull();
   });
+
+  it('moved to another region later is replaced like any other, not imported again by the id still annotated', async () => {
+    const h = harness();
+    const id = await madeOutOfBand(h, 'legacy-6');
+    h.apply(providerManifest(h.cloud.url), imported('legacy-6', id, { deletionPolicy: 'Delete' }));
+    h.controller.start();
+    await h.until('legacy-6 ready', () => isReady(h.get('Server', 'legacy-6')));
+    h.apply(imported('legacy-6', id, { deletionPolicy: 'Delete', region: 'us-1' }));
+    await h.until('legacy-6 ready in us-1', () => isReady(h.get('Server', 'legacy-6')) && h.get('Server', 'legacy-6').status.externalId !== id, 20_000);
+    expect((await live(h, 'legacy-6')).map((s) => s.region)).toEqual(['us-1']);
+    expect(reasons(h, 'legacy-6')).not.toContain('ImportFailed');
+    expect(h.get('Server', 'legacy-6').status.details?.imported).toBeUndefined();
+  });
 });

@@ -222,16 +222,18 @@ export async function reconcileManaged<K extends Kind, D, O extends { id: string
 
 /** The vendor's resource is gone: the next create is a new incarnation, under a new idempotency key. */
 function forgetIncarnation<K extends Kind, D, O extends { id: string }>(ctx: ReconcileContext, r: StoredResource<K>, status: ResourceStatus, adapter: ManagedAdapter<K, D, O>): void {
+  // What cairn creates next is its own, not an imported one; a cairn.dev/external-id still naming
+  // the one gone must not be imported again.
+  const { [IMPORTED_DETAIL]: _imported, ...details } = status.details ?? {};
+  status.details = status.externalId ? { ...details, [GONE_EXTERNAL_ID_DETAIL]: status.externalId } : details;
   status.incarnation = (status.incarnation ?? 0) + 1;
   status.externalId = null;
   status.appliedSpec = null;
-  // What cairn creates next is its own, not an imported one.
-  if (status.details?.[IMPORTED_DETAIL] !== undefined) {
-    const { [IMPORTED_DETAIL]: _imported, ...details } = status.details;
-    status.details = details;
-  }
   adapter.onGone?.(ctx, r);
 }
+
+/** `status.details.goneExternalId`: the vendor id of the incarnation cairn last saw go (replaced, or vanished). */
+const GONE_EXTERNAL_ID_DETAIL = 'goneExternalId';
 
 /**
  * Annotation (internal, set by controller mode only) saying the `cairn.dev/external-id` on this
@@ -242,13 +244,14 @@ export const CREATED_BY_CAIRN_ANNOTATION = 'cairn.dev/external-id-created-by-cai
 
 /**
  * The vendor id to adopt, when there is one to adopt now: the resource names one with
- * `cairn.dev/external-id`, cairn holds no id for it and has no create in flight, and it has not
- * lost an incarnation (after a replacement or a vanished resource the annotation names what is
- * gone; cairn creates the next one itself).
+ * `cairn.dev/external-id`, cairn holds no id for it and has no create in flight, and it is not the
+ * id of an incarnation cairn saw go (after a replacement, or a resource that vanished, the
+ * annotation may still name it until written back; cairn creates the next one itself).
  */
 function importTarget(r: StoredResource, status: ResourceStatus, createPending: boolean): string | undefined {
-  if (status.externalId || createPending || (status.incarnation ?? 0) > 0) return undefined;
-  return importedExternalId(r);
+  if (status.externalId || createPending) return undefined;
+  const id = importedExternalId(r);
+  return id === undefined || status.details?.[GONE_EXTERNAL_ID_DETAIL] === id ? undefined : id;
 }
 
 /**
