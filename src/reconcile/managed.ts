@@ -144,10 +144,10 @@ export async function reconcileManaged<K extends Kind, D, O extends { id: string
   // Never created and no create in flight: nothing can exist at the vendor yet, so skip observe.
   let observed: O | null = null;
   let imported = false;
-  const importing = importTarget(r, status, pending !== undefined);
+  const importing = importTarget(r, status);
   if (importing !== undefined) {
-    observed = await importExisting(ctx, r, draft, adapter, conn, key, importing);
-    imported = true;
+    observed = await importExisting(ctx, r, draft, adapter, conn, pending?.idempotencyKey ?? key, importing, pending !== undefined);
+    imported = observed.id === importing;
   } else if (status.externalId || pending) {
     observed = await doing('observe', () => conn.client.observe({ key: pending?.idempotencyKey ?? key, externalId: status.externalId ?? null }));
   }
@@ -244,12 +244,12 @@ export const CREATED_BY_CAIRN_ANNOTATION = 'cairn.dev/external-id-created-by-cai
 
 /**
  * The vendor id to adopt, when there is one to adopt now: the resource names one with
- * `cairn.dev/external-id`, cairn holds no id for it and has no create in flight, and it is not the
+ * `cairn.dev/external-id`, cairn holds no id for it, and it is not the
  * id of an incarnation cairn saw go (after a replacement, or a resource that vanished, the
  * annotation may still name it until written back; cairn creates the next one itself).
  */
-function importTarget(r: StoredResource, status: ResourceStatus, createPending: boolean): string | undefined {
-  if (status.externalId || createPending) return undefined;
+function importTarget(r: StoredResource, status: ResourceStatus): string | undefined {
+  if (status.externalId) return undefined;
   const id = importedExternalId(r);
   return id === undefined || status.details?.[GONE_EXTERNAL_ID_DETAIL] === id ? undefined : id;
 }
@@ -268,12 +268,15 @@ async function importExisting<K extends Kind, D, O extends { id: string }>(
   conn: Connection<D, O>,
   key: string,
   externalId: string,
+  createPending: boolean,
 ): Promise<O> {
   const what = r.kind.toLowerCase();
   if (!adapter.importConflicts) {
     throw new StallError(REASON_IMPORT_FAILED, `a ${what} cannot be imported (cairn.dev/external-id ${externalId}); remove the annotation to let cairn create it`);
   }
   const found = await doing('observe for import', () => conn.client.observe({ key, externalId }));
+  // A create cairn began before the annotation came landed after all: that one is this resource's.
+  if (found !== null && found.id !== externalId && createPending) return found;
   if (found === null || found.id !== externalId) {
     throw new StallError(REASON_IMPORT_FAILED, `no ${what} with id ${externalId} at ${conn.vendor} (cairn.dev/external-id); nothing was created`);
   }
