@@ -61,6 +61,18 @@ describe('cairn import', () => {
     expect(item.metadata.annotations['cairn.dev/external-id']).toBe(madeById);
   });
 
+  it('cairn plan shows a manifest annotated with an id as an import, a change for --detailed-exitcode', async () => {
+    const file = join(root, 'annotated.yaml');
+    writeFileSync(file, `apiVersion: cairn.dev/v1\nkind: Server\nmetadata: { name: adopted, annotations: { cairn.dev/external-id: ${madeById} } }\nspec: { provider: sandbox, region: eu-1, size: small }\n`);
+    const json = await runCairn(['plan', '-f', file, '-o', 'json', '--detailed-exitcode', '--data-dir', dataDir]);
+    expect(json.code, json.stderr).toBe(2);
+    const plan = JSON.parse(json.stdout) as { changes: Array<{ action: string; name: string; external_id?: string }>; summary: Record<string, number> };
+    expect(plan.changes.map((c) => [c.action, c.name, c.external_id])).toEqual([['import', 'adopted', madeById]]);
+    expect(plan.summary).toMatchObject({ create: 0, import: 1 });
+    const text = await runCairn(['plan', '-f', file, '--data-dir', dataDir]);
+    expect(text.stdout).toContain(`Server/adopted will be imported (vendor id ${madeById})`);
+  });
+
   it('refuses a resource that already has a vendor id, naming it', async () => {
     const result = await runCairn(['import', 'server', 'legacy', '--id', 'another-id', '--data-dir', dataDir], { env: withToken });
     expect(result.code).toBe(1);
