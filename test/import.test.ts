@@ -113,6 +113,6 @@ describe('a server imported by cairn.dev/external-id', () => {
     await h.until('legacy-6 ready in us-1', () => isReady(h.get('Server', 'legacy-6')) && h.get('Server', 'legacy-6').status.externalId !== id, 20_000);
     expect((await live(h, 'legacy-6')).map((s) => s.region)).toEqual(['us-1']);
     expect(reasons(h, 'legacy-6')).not.toContain('ImportFailed');
-    expect(h.get('Server', 'legacy-6').status.details?.imported).toBeUndefined();
+    expect(h.get('Server', 'legacy-6').status.details?.imported).toBe(false);
   });
 });

@@ -113,6 +113,13 @@ export function importedExternalId(r: { annotations: Readonly<Record<string, str
   return id === undefined || id === '' ? undefined : id;
 }
 
+/**
+ * Annotation (internal, set by controller mode only) saying the `cairn.dev/external-id` on this
+ * resource is one cairn itself created and wrote back, so adopting it again (a replica that lost its
+ * data dir) is not an import: its deletionPolicy stays Delete.
+ */
+export const CREATED_BY_CAIRN_ANNOTATION = 'cairn.dev/external-id-created-by-cairn';
+
 /** `status.details.imported`: true once cairn adopted the vendor's resource by `cairn.dev/external-id` rather than creating it. */
 export const IMPORTED_DETAIL = 'imported';
 

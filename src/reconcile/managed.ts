@@ -7,7 +7,7 @@
  */
 import type { ExternalClient } from '../drivers/contract.js';
 import { REPLACEMENT_FIELDS, type Kind, type SpecByKind } from '../model/kinds.js';
-import { effectiveDeletionPolicy, IMPORTED_DETAIL, importedExternalId, selfHeals, type AnyStoredResource, type ResourceStatus, type StoredResource } from '../model/resource.js';
+import { CREATED_BY_CAIRN_ANNOTATION, effectiveDeletionPolicy, IMPORTED_DETAIL, importedExternalId, selfHeals, type AnyStoredResource, type ResourceStatus, type StoredResource } from '../model/resource.js';
 import type { ReconcileContext, ReconcileResult } from './context.js';
 import { requireNoDependents } from './dependencies.js';
 import { doing, StallError } from './errors.js';
@@ -224,7 +224,8 @@ export async function reconcileManaged<K extends Kind, D, O extends { id: string
 function forgetIncarnation<K extends Kind, D, O extends { id: string }>(ctx: ReconcileContext, r: StoredResource<K>, status: ResourceStatus, adapter: ManagedAdapter<K, D, O>): void {
   // What cairn creates next is its own, not an imported one; a cairn.dev/external-id still naming
   // the one gone must not be imported again.
-  const { [IMPORTED_DETAIL]: _imported, ...details } = status.details ?? {};
+  // (false rather than absent, so that the merge patch of a custom resource's status carries it).
+  const details = { ...status.details, ...(status.details?.[IMPORTED_DETAIL] === undefined ? {} : { [IMPORTED_DETAIL]: false }) };
   status.details = status.externalId ? { ...details, [GONE_EXTERNAL_ID_DETAIL]: status.externalId } : details;
   status.incarnation = (status.incarnation ?? 0) + 1;
   status.externalId = null;
@@ -235,12 +236,6 @@ function forgetIncarnation<K extends Kind, D, O extends { id: string }>(ctx: Rec
 /** `status.details.goneExternalId`: the vendor id of the incarnation cairn last saw go (replaced, or vanished). */
 const GONE_EXTERNAL_ID_DETAIL = 'goneExternalId';
 
-/**
- * Annotation (internal, set by controller mode only) saying the `cairn.dev/external-id` on this
- * resource is one cairn itself created and wrote back, so adopting it again (a replica that lost its
- * data dir) is not an import: its deletionPolicy stays Delete.
- */
-export const CREATED_BY_CAIRN_ANNOTATION = 'cairn.dev/external-id-created-by-cairn';
 
 /**
  * The vendor id to adopt, when there is one to adopt now: the resource names one with
@@ -252,6 +247,12 @@ function importTarget(r: StoredResource, status: ResourceStatus): string | undef
   if (status.externalId) return undefined;
   const id = importedExternalId(r);
   return id === undefined || status.details?.[GONE_EXTERNAL_ID_DETAIL] === id ? undefined : id;
+}
+
+/** The `cairn.dev/external-id` of a resource whose id cairn itself created and wrote back (controller mode), when it is still the one to look at. */
+function ownRecordedId(r: StoredResource, status: ResourceStatus): string | undefined {
+  const id = importTarget(r, status);
+  return id !== undefined && r.annotations[CREATED_BY_CAIRN_ANNOTATION] === id ? id : undefined;
 }
 
 /**
@@ -366,12 +367,14 @@ async function deleteManaged<K extends Kind, D, O extends { id: string }>(
     ctx.record(r, 'Normal', REASON_ORPHANED, `removed from cairn; ${status.externalId ?? 'the vendor resource'} is left in place (deletionPolicy: Orphan)`);
     return removeResource(ctx, r, adapter);
   }
-  if (!status.externalId && !pending) return removeResource(ctx, r, adapter);
+  // A record cairn lost (controller mode, an empty data dir) still names what cairn made: delete that.
+  const ownRecord = status.externalId || pending ? undefined : ownRecordedId(r, status);
+  if (!status.externalId && !pending && ownRecord === undefined) return removeResource(ctx, r, adapter);
 
   const spec = (status.appliedSpec ?? r.spec) as SpecByKind[K];
   const conn = await adapter.connect(ctx, r, spec, 'delete');
   const key = idempotencyKey(r.uid, status.incarnation ?? 0);
-  const observed = await doing('observe', () => conn.client.observe({ key: pending?.idempotencyKey ?? key, externalId: status.externalId ?? null }));
+  const observed = await doing('observe', () => conn.client.observe({ key: pending?.idempotencyKey ?? key, externalId: status.externalId ?? ownRecord ?? null }));
   if (observed === null) {
     const what = status.externalId ? `${r.kind.toLowerCase()} ${status.externalId}` : r.kind.toLowerCase();
     ctx.record(r, 'Normal', REASON_DELETED, `deleted ${what} at ${conn.vendor}`);

@@ -47,6 +47,8 @@ export interface FakeKubeApiServer {
   dropWatches(): void;
   /** The next `n` list requests answer 500. */
   failLists(n: number): void;
+  /** Creates an object no watch is told of (only a list shows it), as a watch that silently missed an event. */
+  createUnseen(plural: string, namespace: string, object: Obj): Obj;
   close(): Promise<void>;
 }
 
@@ -63,9 +65,12 @@ export async function startFakeKubeApiServer(): Promise<FakeKubeApiServer> {
   let uid = 0;
 
   const keyOf = (plural: string, ns: string, name: string): string => `${plural}/${ns}/${name}`;
+  /** While true, writes reach neither open watches nor the history a new watch replays (a watch that missed them). */
+  let unseen = false;
   const record = (type: HistoryEntry['type'], path: string, object: Obj): Obj => {
     rv += 1;
     object.metadata.resourceVersion = String(rv);
+    if (unseen) return object;
     const entry = { rv, type, path, object: structuredClone(object) };
     history.push(entry);
     for (const l of listeners) l(entry);
@@ -260,6 +265,14 @@ export async function startFakeKubeApiServer(): Promise<FakeKubeApiServer> {
     },
     failLists: (n) => {
       failingLists = n;
+    },
+    createUnseen: (plural, namespace, object) => {
+      unseen = true;
+      try {
+        return api.create(plural, namespace, object);
+      } finally {
+        unseen = false;
+      }
     },
     close: async () => {
       for (const res of open) res.end();
