@@ -4,8 +4,9 @@
  * vendor outlives every data dir): 50 servers are made, the vendor id is written back as
  * `cairn.dev/external-id`, the data dir is deleted, and a new instance adopts them all — no new
  * creates, no deletes at the vendor. A custom resource deleted while no data dir knows it is
- * deleted at the vendor before its finalizer comes off. A watch that missed an object is healed by
- * the periodic relist.
+ * deleted at the vendor before its finalizer comes off. A server a user imported by annotating its
+ * custom resource stays an import (left at the vendor when deleted) after the data dir is lost. A
+ * watch that missed an object is healed by the periodic relist.
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -148,6 +149,36 @@ describe('controller mode with a lost data dir', () => {
     startInstance(server, dataDir, 'replica-2');
     await until('the custom resource gone', () => server.get('servers/default/doomed') === undefined, 30_000);
     expect((await liveServers()).map((s) => s.id)).not.toContain(id);
+  }, 90_000);
+});
+
+describe('controller mode with an imported server', () => {
+  it('imports by the annotation a user put on the custom resource, stays an import after the data dir is lost, and leaves the server at the vendor when deleted', async () => {
+    api = await startFakeKubeApiServer();
+    const server = api;
+    const made = await fetch(`${cloud.url}/v1/servers`, {
+      method: 'POST',
+      headers: { authorization: 'Bearer t', 'content-type': 'application/json' },
+      body: JSON.stringify({ name: 'by-hand', region: 'eu-1', size: 'small', image: 'debian-12' }),
+    });
+    const id = ((await made.json()) as { server: { id: string } }).server.id;
+    server.create('providers', 'default', cr('Provider', 'sandbox', { vendor: 'sandbox', endpoint: cloud.url }));
+    server.create('servers', 'default', { ...serverCr('by-hand'), metadata: { name: 'by-hand', annotations: { 'cairn.dev/external-id': id } } });
+    const dataDir = join(root, 'imported-state');
+    const first = startInstance(server, dataDir, 'replica-1');
+    await until('by-hand running', () => phaseOf(server, 'by-hand') === 'running', 30_000);
+    expect(server.get('servers/default/by-hand')?.status).toMatchObject({ externalId: id, details: { imported: true } });
+    await first.stop();
+    rmSync(dataDir, { recursive: true, force: true });
+
+    const second = startInstance(server, dataDir, 'replica-2');
+    const stored = (): AnyStoredResource | undefined => second.store.resources.find('default', { kind: 'Server', namespace: 'default', name: 'by-hand' });
+    await until('by-hand imported again', () => isReady(stored()), 30_000);
+    expect(stored()?.status.details?.imported).toBe(true);
+    server.delete('servers', 'default', 'by-hand');
+    await until('the custom resource gone', () => server.get('servers/default/by-hand') === undefined, 30_000);
+    expect((await liveServers()).map((s) => s.id)).toContain(id);
+    expect((await liveServers()).filter((s) => s.name === 'by-hand')).toHaveLength(1);
   }, 90_000);
 });
 
