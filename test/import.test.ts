@@ -4,11 +4,12 @@
  * the plan says `import`; the manifest's in-place changes (size) are applied to it; it is left at
  * the vendor when its manifest is deleted unless `deletionPolicy: Delete` says otherwise; an id the
  * vendor does not know, or a region that differs, is an error that names it and creates nothing.
+ * A database made on a cairn server is adopted the same way (its engine checked, its storage grown).
  */
 import { describe, expect, it } from 'vitest';
 import type { AnyManifest } from '../src/model/resource.js';
 import { planForManifests } from '../src/store/plan-for-manifests.js';
-import { condition, isReady, providerManifest, serverManifest, useReconcileHarness, type Harness } from './support/reconcile-harness.js';
+import { condition, databaseManifest, isReady, providerManifest, serverManifest, useReconcileHarness, type Harness } from './support/reconcile-harness.js';
 import { inventory } from './support/vendor-inventory.js';
 
 const harness = useReconcileHarness();
@@ -114,5 +115,45 @@ describe('a server imported by cairn.dev/external-id', () => {
     expect((await live(h, 'legacy-6')).map((s) => s.region)).toEqual(['us-1']);
     expect(reasons(h, 'legacy-6')).not.toContain('ImportFailed');
     expect(h.get('Server', 'legacy-6').status.details?.imported).toBe(false);
+  });
+});
+
+describe('a database imported by cairn.dev/external-id', () => {
+  /** A server cairn runs, and a database made on it through the sandbox's own API. */
+  async function databaseMadeOutOfBand(h: Harness, server: string, name: string): Promise<string> {
+    h.apply(providerManifest(h.cloud.url), serverManifest(server));
+    h.controller.start();
+    await h.until(`${server} ready`, () => isReady(h.get('Server', server)));
+    const answer = await h.vendor<{ database: { id: string } }>('POST', '/v1/databases', {
+      name, server_id: h.get('Server', server).status.externalId, type: 'postgresql', version: '16', storage_gb: 10, password: 'made-by-hand-123',
+    });
+    expect(answer.status).toBe(201);
+    return answer.body.database.id;
+  }
+  const liveDatabases = async (h: Harness, name: string) => (await inventory(h.cloud.url)).databases.filter((d) => d.name === name);
+
+  it('is adopted on its server, its storage grown in place, and left at the vendor when deleted', async () => {
+    const h = harness();
+    const id = await databaseMadeOutOfBand(h, 'db-host-1', 'legacy-db');
+    h.apply(databaseManifest('legacy-db', 'db-host-1', { storageGb: 20 }, { 'cairn.dev/external-id': id }));
+    await h.until('legacy-db ready at 20 GB', () => isReady(h.get('Database', 'legacy-db')) && h.get('Database', 'legacy-db').status.externalId === id);
+    const atVendor = await h.vendor<{ database: { storage_gb: number } }>('GET', `/v1/databases/${id}`);
+    expect(atVendor.body.database.storage_gb).toBe(20);
+    expect(await liveDatabases(h, 'legacy-db')).toHaveLength(1);
+    const uid = h.get('Database', 'legacy-db').uid;
+    expect(h.store.events.list({ tenant: 'default', uid, limit: 100 }).map((e) => e.reason)).toContain('Imported');
+
+    h.store.resources.requestDeletion('default', 'api', [{ kind: 'Database', namespace: 'default', name: 'legacy-db' }]);
+    await h.until('legacy-db gone from cairn', () => h.find('Database', 'legacy-db') === undefined);
+    expect((await h.vendor('GET', `/v1/databases/${id}`)).status).toBe(200);
+  });
+
+  it('of another engine than the manifest says: error naming spec.type, nothing created', async () => {
+    const h = harness();
+    const id = await databaseMadeOutOfBand(h, 'db-host-2', 'legacy-db-2');
+    h.apply(databaseManifest('legacy-db-2', 'db-host-2', { type: 'mongodb', storageGb: undefined, version: '7' }, { 'cairn.dev/external-id': id }));
+    await h.until('legacy-db-2 stalled', () => condition(h.get('Database', 'legacy-db-2'), 'Ready')?.reason === 'ImportFailed');
+    expect(condition(h.get('Database', 'legacy-db-2'), 'Ready')?.message).toMatch(/spec\.type is "mongodb" but database .* is "postgresql"/);
+    expect(await liveDatabases(h, 'legacy-db-2')).toHaveLength(1);
   });
 });
