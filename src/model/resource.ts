@@ -120,6 +120,18 @@ export function importedExternalId(r: { annotations: Readonly<Record<string, str
  */
 export const CREATED_BY_CAIRN_ANNOTATION = 'cairn.dev/external-id-created-by-cairn';
 
+/**
+ * Annotation (internal, set by controller mode) holding the identity a resource's vendor
+ * idempotency keys derive from instead of cairn's own uid: the custom resource's uid, which
+ * outlives the data dir, so a replica that lost its record and retries a create gets the first one back.
+ */
+export const KEY_IDENTITY_ANNOTATION = 'cairn.dev/key-identity';
+
+/** What a resource's idempotency keys derive from: its KEY_IDENTITY_ANNOTATION, else its uid. */
+export function keyIdentity(r: { uid: string; annotations: Readonly<Record<string, string>> }): string {
+  return r.annotations[KEY_IDENTITY_ANNOTATION] || r.uid;
+}
+
 /** `status.details.imported`: true once cairn adopted the vendor's resource by `cairn.dev/external-id` rather than creating it. */
 export const IMPORTED_DETAIL = 'imported';
 

@@ -7,7 +7,7 @@
  */
 import type { ExternalClient } from '../drivers/contract.js';
 import { REPLACEMENT_FIELDS, type Kind, type SpecByKind } from '../model/kinds.js';
-import { CREATED_BY_CAIRN_ANNOTATION, effectiveDeletionPolicy, IMPORTED_DETAIL, importedExternalId, selfHeals, type AnyStoredResource, type ResourceStatus, type StoredResource } from '../model/resource.js';
+import { CREATED_BY_CAIRN_ANNOTATION, effectiveDeletionPolicy, IMPORTED_DETAIL, importedExternalId, keyIdentity, selfHeals, type AnyStoredResource, type ResourceStatus, type StoredResource } from '../model/resource.js';
 import type { ReconcileContext, ReconcileResult } from './context.js';
 import { requireNoDependents } from './dependencies.js';
 import { doing, StallError } from './errors.js';
@@ -119,7 +119,7 @@ export async function observeManagedDrift<K extends Kind, D, O extends { id: str
   const externalId = r.status.externalId;
   if (r.deletionTimestamp !== null || !externalId) return [];
   const conn = await adapter.connect(ctx, r, r.spec, 'delete');
-  const key = idempotencyKey(r.uid, r.status.incarnation ?? 0);
+  const key = idempotencyKey(keyIdentity(r), r.status.incarnation ?? 0);
   const observed = await doing('observe', () => conn.client.observe({ key, externalId }));
   if (observed === null) return [`${r.kind} ${externalId} no longer exists at ${conn.vendor}`];
   const desired = await adapter.desired(ctx, r);
@@ -138,7 +138,7 @@ export async function reconcileManaged<K extends Kind, D, O extends { id: string
   const applied = (status.appliedSpec ?? null) as SpecByKind[K] | null;
   const replacing = applied !== null ? replacementReasons(r.kind, applied, r.spec) : [];
   const conn = await adapter.connect(ctx, r, replacing.length > 0 && applied ? applied : r.spec, 'converge');
-  const key = idempotencyKey(r.uid, status.incarnation ?? 0);
+  const key = idempotencyKey(keyIdentity(r), status.incarnation ?? 0);
   const pending = ctx.store.operations.get(r.uid, 'create');
 
   // Never created and no create in flight: nothing can exist at the vendor yet, so skip observe.
@@ -373,7 +373,7 @@ async function deleteManaged<K extends Kind, D, O extends { id: string }>(
 
   const spec = (status.appliedSpec ?? r.spec) as SpecByKind[K];
   const conn = await adapter.connect(ctx, r, spec, 'delete');
-  const key = idempotencyKey(r.uid, status.incarnation ?? 0);
+  const key = idempotencyKey(keyIdentity(r), status.incarnation ?? 0);
   const observed = await doing('observe', () => conn.client.observe({ key: pending?.idempotencyKey ?? key, externalId: status.externalId ?? ownRecord ?? null }));
   if (observed === null) {
     const what = status.externalId ? `${r.kind.toLowerCase()} ${status.externalId}` : r.kind.toLowerCase();

@@ -4,7 +4,9 @@
  * vendor outlives every data dir): 50 servers are made, the vendor id is written back as
  * `cairn.dev/external-id`, the data dir is deleted, and a new instance adopts them all — no new
  * creates, no deletes at the vendor. A custom resource deleted while no data dir knows it is
- * deleted at the vendor before its finalizer comes off. A server a user imported by annotating its
+ * deleted at the vendor before its finalizer comes off. Lost before any id was written back, the
+ * record is still not needed: idempotency keys derive from the custom resources' uids, so the
+ * retried creates return the first servers. A server a user imported by annotating its
  * custom resource stays an import (left at the vendor when deleted) after the data dir is lost. A
  * watch that missed an object is healed by the periodic relist.
  */
@@ -51,14 +53,14 @@ interface Instance {
 }
 
 /** One cairn replica in controller mode on `dataDir`, as `serve --kubernetes` runs it. */
-function startInstance(server: FakeKubeApiServer, dataDir: string, identity: string, relistMs?: number): Instance {
+function startInstance(server: FakeKubeApiServer, dataDir: string, identity: string, relistMs?: number, writebackMs = 50): Instance {
   const store = Store.open(dataDir);
   const controller = new Controller(store, { dataDir, pollMs: 50, feedIntervalMs: 20, resyncMs: { Provider: 500, Server: 500, Database: 500, App: 500 } });
   const kc = new KubeConfig();
   kc.loadFromClusterAndUser({ name: 'test', server: server.url, skipTLSVerify: true }, { name: 'cairn', token: 'test' });
   const logs: string[] = [];
   let reconciling = false;
-  const mode = new KubernetesMode(store, clusterFrom(kc), { tenant: 'default', identity, leaseDurationSeconds: 1, renewMs: 100, pollMs: 50, ...(relistMs === undefined ? {} : { relistMs }) }, {
+  const mode = new KubernetesMode(store, clusterFrom(kc), { tenant: 'default', identity, leaseDurationSeconds: 1, renewMs: 100, pollMs: writebackMs, ...(relistMs === undefined ? {} : { relistMs }) }, {
     startReconciling: () => {
       reconciling = true;
       controller.start();
@@ -149,6 +151,31 @@ describe('controller mode with a lost data dir', () => {
     startInstance(server, dataDir, 'replica-2');
     await until('the custom resource gone', () => server.get('servers/default/doomed') === undefined, 30_000);
     expect((await liveServers()).map((s) => s.id)).not.toContain(id);
+  }, 90_000);
+});
+
+describe('controller mode losing its data dir before the vendor ids were written back', () => {
+  it('gets the same servers back by their idempotency keys, derived from the custom resources: no second server', async () => {
+    api = await startFakeKubeApiServer();
+    const server = api;
+    const servers = names('early', 5);
+    server.create('providers', 'default', cr('Provider', 'sandbox', { vendor: 'sandbox', endpoint: cloud.url }));
+    for (const name of servers) server.create('servers', 'default', serverCr(name));
+    const dataDir = join(root, 'early-state');
+    // Its write-back never runs: the servers are made, but the custom resources never learn their ids.
+    const first = startInstance(server, dataDir, 'replica-1', undefined, 600_000);
+    const storedIn = (instance: Instance, n: string): AnyStoredResource | undefined => instance.store.resources.find('default', { kind: 'Server', namespace: 'default', name: n });
+    await until('all 5 created at the vendor', () => servers.every((n) => storedIn(first, n)?.status.externalId), 30_000);
+    const made = (await liveServers()).filter((s) => s.name.startsWith('early-'));
+    expect(made).toHaveLength(5);
+    expect(servers.every((n) => annotationOf(server, n) === undefined)).toBe(true);
+    await first.stop();
+    rmSync(dataDir, { recursive: true, force: true });
+
+    const second = startInstance(server, dataDir, 'replica-2');
+    await until('all 5 ready again, ids written back', () => servers.every((n) => isReady(storedIn(second, n)) && annotationOf(server, n) !== undefined), 30_000);
+    const afterwards = (await liveServers()).filter((s) => s.name.startsWith('early-'));
+    expect(afterwards.map((s) => s.id).sort()).toEqual(made.map((s) => s.id).sort());
   }, 90_000);
 });
 

@@ -6,6 +6,7 @@
  * status subresource; Leases with resourceVersion conflicts; Events; Secrets. Loopback HTTP,
  * port 0. It records the watch requests it served, for tests to look at.
  */
+import { randomUUID } from 'node:crypto';
 import type { Server } from 'node:http';
 import express, { type Request, type Response } from 'express';
 
@@ -62,7 +63,6 @@ export async function startFakeKubeApiServer(): Promise<FakeKubeApiServer> {
   let rv = 100;
   let compacted = 0;
   let failingLists = 0;
-  let uid = 0;
 
   const keyOf = (plural: string, ns: string, name: string): string => `${plural}/${ns}/${name}`;
   /** While true, writes reach neither open watches nor the history a new watch replays (a watch that missed them). */
@@ -89,9 +89,9 @@ export async function startFakeKubeApiServer(): Promise<FakeKubeApiServer> {
     create: (plural: string, namespace: string, object: Obj): Obj => {
       const path = keyOf(plural, namespace, String(object.metadata.name));
       if (store.has(path)) throw Object.assign(new Error('AlreadyExists'), { status: 409 });
-      uid += 1;
+      // Unique across servers, as a cluster's are: vendor idempotency keys derive from them.
       const created = structuredClone(object);
-      created.metadata = { ...created.metadata, namespace, uid: `uid-${uid}`, generation: 1, creationTimestamp: new Date().toISOString() };
+      created.metadata = { ...created.metadata, namespace, uid: randomUUID(), generation: 1, creationTimestamp: new Date().toISOString() };
       return write(path, created, 'ADDED');
     },
     patch: (plural: string, namespace: string, name: string, patch: unknown): Obj => {

@@ -17,7 +17,7 @@ import { CairnError } from '../../model/errors.js';
 import type { Kind } from '../../model/kinds.js';
 import { GROUP, KIND_NAMES, VERSION } from '../../kubernetes/kind-names.js';
 import { FINALIZER, toManifest, type KubeObject } from '../../kubernetes/kube-object.js';
-import { CREATED_BY_CAIRN_ANNOTATION, EXTERNAL_ID_ANNOTATION, IMPORTED_DETAIL } from '../../model/resource.js';
+import { CREATED_BY_CAIRN_ANNOTATION, EXTERNAL_ID_ANNOTATION, IMPORTED_DETAIL, KEY_IDENTITY_ANNOTATION } from '../../model/resource.js';
 import type { Store } from '../../store/store.js';
 import type { Cluster } from './cluster.js';
 import type { CustomResource } from './informers.js';
@@ -116,7 +116,9 @@ export class CustomResourceSync {
 
   /**
    * The manifest a custom resource stands for, with cairn's bookkeeping annotations: its
-   * generation, and whether its `cairn.dev/external-id` is one cairn created and wrote back.
+   * generation, its uid (what vendor idempotency keys derive from, so a create retried by a replica
+   * that lost its data dir before the id was written back gets the first one back), and whether
+   * its `cairn.dev/external-id` is one cairn created and wrote back.
    */
   private manifestOf(kind: Kind, object: CustomResource, namespace: string): ReturnType<typeof toManifest> {
     const generation = String(object.metadata.generation ?? 0);
@@ -124,6 +126,7 @@ export class CustomResourceSync {
     const annotations = {
       ...(object.metadata.annotations ?? {}),
       [GENERATION_ANNOTATION]: generation,
+      ...(object.metadata.uid ? { [KEY_IDENTITY_ANNOTATION]: `k8s-${object.metadata.uid}` } : {}),
       ...(own === undefined ? {} : { [CREATED_BY_CAIRN_ANNOTATION]: own }),
     };
     const asObject = { ...object, metadata: { ...object.metadata, annotations } } as unknown as KubeObject;
