@@ -244,7 +244,7 @@ function format(result: PlanResult): string[] {
       `  ${cell(s.label, 20)}  ${cell(seconds(s.medianWallMs), 7, 'right')}  ${cell(seconds(s.minWallMs), 7, 'right')}  ${cell(megabytes(s.maxRssKb), 8, 'right')}  ${cell(checks, 9)}  ${phases}`,
     );
     if (p) {
-      const check = planMatches(s.expected, p.summary) ? '' : `  UNEXPECTED, wanted ${summaryText({ create: 0, update: 0, replace: 0, delete: 0, noop: 0, ...s.expected })}`;
+      const check = planMatches(s.expected, p.summary) ? '' : `  UNEXPECTED, wanted ${summaryText({ create: 0, import: 0, update: 0, replace: 0, delete: 0, noop: 0, ...s.expected })}`;
       lines.push(`  ${cell('', 20)}  the plan: ${summaryText(p.summary)} (${megabytes(p.renderedBytes / 1024)} of JSON)${check}`);
     }
     if (s.error) lines.push(...s.error.split('\n').map((l) => `  ${cell('', 20)}  ! ${l}`));

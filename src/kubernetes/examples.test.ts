@@ -38,6 +38,17 @@ describe('examples/kubernetes', () => {
     expect(pod.containers[0]?.env.map((e) => e.name)).toContain('POD_NAMESPACE');
   });
 
+  it('keeps the data dir on a PersistentVolumeClaim, one pod at a time', () => {
+    const [deployment, claim] = docs('deployment.yaml') as unknown as [
+      { spec: { replicas: number; strategy: { type: string }; template: { spec: { volumes: Array<{ name: string; persistentVolumeClaim?: { claimName: string } }> } } } },
+      { kind: string; metadata: { name: string; namespace: string }; spec: { accessModes: string[] } },
+    ];
+    expect(claim.kind).toBe('PersistentVolumeClaim');
+    expect(deployment.spec.template.spec.volumes).toContainEqual({ name: 'data', persistentVolumeClaim: { claimName: claim.metadata.name } });
+    expect(claim.spec.accessModes).toEqual(['ReadWriteOnce']);
+    expect([deployment.spec.replicas, deployment.spec.strategy.type]).toEqual([1, 'Recreate']);
+  });
+
   it('has sample resources that are valid manifests', () => {
     const samples = readdirSync(join(dir, 'resources')).flatMap((f) => docs(join('resources', f)));
     expect(samples.map((d) => d.kind).sort()).toEqual(['App', 'Database', 'Provider', 'Server', 'Server']);

@@ -22,6 +22,8 @@ export interface PlannedChangeApiJson {
   uid?: string;
   diff: FieldDiffApiJson[];
   replacement_reasons: string[];
+  /** On imports: the vendor's id the resource is adopted by. */
+  external_id?: string;
 }
 
 export interface PlanApiJson {
@@ -32,11 +34,11 @@ export interface PlanApiJson {
 
 /** The plan as the API returns it; keys in a fixed order so the JSON text is stable. */
 export function planToApiJson(plan: Plan): PlanApiJson {
-  const { create, update, replace, delete: deletes, noop } = plan.summary;
+  const { create, import: imports, update, replace, delete: deletes, noop } = plan.summary;
   return {
     format_version: plan.formatVersion,
     changes: plan.changes.map(changeToApiJson),
-    summary: { create, update, replace, delete: deletes, noop },
+    summary: { create, import: imports, update, replace, delete: deletes, noop },
   };
 }
 
@@ -54,6 +56,7 @@ function changeToApiJson(change: PlannedChange): PlannedChangeApiJson {
     ...(change.uid === undefined ? {} : { uid: change.uid }),
     diff: change.diff.map(diffToApiJson),
     replacement_reasons: [...change.replacementReasons],
+    ...(change.externalId === undefined ? {} : { external_id: change.externalId }),
   };
 }
 
@@ -84,7 +87,9 @@ export function planFromApiJson(json: Omit<PlanApiJson, 'format_version'> & { fo
       ...(c.uid === undefined ? {} : { uid: c.uid }),
       diff: c.diff.map((d) => ({ path: d.path, before: d.before ?? undefined, after: d.after ?? undefined, forcesReplacement: d.forces_replacement, sensitive: d.sensitive })),
       replacementReasons: [...c.replacement_reasons],
+      ...(c.external_id === undefined ? {} : { externalId: c.external_id }),
     })),
-    summary: { ...json.summary },
+    // A server from before imports existed sends no `import` count.
+    summary: { ...json.summary, import: json.summary.import ?? 0 },
   };
 }

@@ -18,6 +18,7 @@ export interface MarkdownRenderOptions {
 
 const TABLE_SYMBOL: Record<PlanAction, string> = {
   create: '+ create',
+  import: '< import',
   update: '~ update',
   replace: '-/+ replace',
   delete: '- delete',
@@ -73,6 +74,7 @@ function tableRow(change: PlannedChange): string {
 
 function changedFields(change: PlannedChange): string {
   if (change.action === 'create') return '(new)';
+  if (change.action === 'import') return `(adopts vendor id ${change.externalId ?? '?'})`;
   if (change.action === 'delete') return '(deleted)';
   const names = change.diff.map((d) => (d.forcesReplacement ? `${d.path} (forces replacement)` : d.path));
   const shown = names.slice(0, FIELDS_PER_ROW).join(', ');

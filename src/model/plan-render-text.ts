@@ -18,6 +18,7 @@ export const NO_CHANGES_LINE = 'No changes. Your infrastructure matches the conf
 
 const LEGEND: Record<Exclude<PlanAction, 'noop'>, string> = {
   create: 'create',
+  import: 'import (adopt what the vendor already has)',
   update: 'update in-place',
   replace: 'delete and then create replacement',
   delete: 'delete',
@@ -25,6 +26,7 @@ const LEGEND: Record<Exclude<PlanAction, 'noop'>, string> = {
 
 const HEADLINE: Record<PlanAction, string> = {
   create: 'will be created',
+  import: 'will be imported',
   update: 'will be updated in-place',
   replace: 'must be replaced',
   delete: 'will be deleted',
@@ -46,16 +48,21 @@ export function renderPlanText(plan: Plan, options: TextRenderOptions): string {
   return lines.join('\n') + '\n';
 }
 
-/** `Plan: 1 to create, 1 to update, 1 to replace, 0 to delete.` or the no-changes line. */
+/**
+ * `Plan: 1 to create, 1 to update, 1 to replace, 0 to delete.` (with `1 to import, ` after the
+ * creates when there are imports) or the no-changes line.
+ */
 export function summaryLine(plan: Plan): string {
-  const { create, update, replace, delete: deletes } = plan.summary;
-  if (create + update + replace + deletes === 0) return NO_CHANGES_LINE;
-  return `Plan: ${create} to create, ${update} to update, ${replace} to replace, ${deletes} to delete.`;
+  const { create, import: imports, update, replace, delete: deletes } = plan.summary;
+  if (create + imports + update + replace + deletes === 0) return NO_CHANGES_LINE;
+  const importing = imports > 0 ? `${imports} to import, ` : '';
+  return `Plan: ${create} to create, ${importing}${update} to update, ${replace} to replace, ${deletes} to delete.`;
 }
 
 /** One change's header line and, except for deletes and noops, its indented field lines. */
 export function renderChangeLines(change: PlannedChange, palette: Palette): string[] {
-  const header = `${actionSymbol(change.action, palette)} ${palette.bold(displayName(change))} ${HEADLINE[change.action]}`;
+  const adopting = change.action === 'import' && change.externalId !== undefined ? ` (vendor id ${change.externalId})` : '';
+  const header = `${actionSymbol(change.action, palette)} ${palette.bold(displayName(change))} ${HEADLINE[change.action]}${adopting}`;
   if (change.action === 'delete' || change.action === 'noop') return [header];
   return [header, ...change.diff.map((diff) => `      ${renderFieldLine(diff, palette)}`)];
 }
@@ -80,6 +87,8 @@ function actionSymbol(action: PlanAction, palette: Palette): string {
   switch (action) {
     case 'create':
       return `  ${palette.green('+')}`;
+    case 'import':
+      return `  ${palette.green('<')}`;
     case 'update':
       return `  ${palette.yellow('~')}`;
     case 'replace':

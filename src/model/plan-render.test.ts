@@ -98,7 +98,7 @@ describe('renderPlanJson', () => {
     const json = JSON.parse(renderPlanJson(mixedPlan())) as PlanApiJson;
     expect(Object.keys(json)).toEqual(['format_version', 'changes', 'summary']);
     expect(json.format_version).toBe('1.0');
-    expect(json.summary).toEqual({ create: 1, update: 2, replace: 1, delete: 2, noop: 1 });
+    expect(json.summary).toEqual({ create: 1, import: 0, update: 2, replace: 1, delete: 2, noop: 1 });
     const replaced = json.changes.find((c) => c.name === 'web-3');
     expect(replaced).toEqual({
       action: 'replace',
@@ -199,5 +199,26 @@ describe('sensitive values in every rendering', () => {
     expect(renderPlanText(leaky, { color: false })).not.toContain(SECRET);
     expect(renderPlanJson(leaky)).not.toContain(SECRET);
     expect(renderPlanMarkdown(leaky)).not.toContain(SECRET);
+  });
+});
+
+describe('an import in every rendering', () => {
+  const imported = (): Plan =>
+    planChanges([{ ...desired('Server', 'legacy', { provider: 'sandbox', region: 'eu-1', size: 'small' }), annotations: { 'cairn.dev/external-id': 'srv-7' } }], []);
+
+  it('text says it will be imported, with the vendor id, and counts it in the summary line', () => {
+    const text = renderPlanText(imported(), { color: false });
+    expect(text).toContain('Server/legacy will be imported (vendor id srv-7)');
+    expect(text).toContain('Plan: 0 to create, 1 to import, 0 to update, 0 to replace, 0 to delete.');
+  });
+
+  it('JSON has action "import", external_id and an import count', () => {
+    const json = planToApiJson(imported());
+    expect(json.changes[0]).toMatchObject({ action: 'import', external_id: 'srv-7' });
+    expect(json.summary.import).toBe(1);
+  });
+
+  it('Markdown names the id it adopts', () => {
+    expect(renderPlanMarkdown(imported())).toContain('\\< import | Server | default | legacy | (adopts vendor id srv-7) |');
   });
 });

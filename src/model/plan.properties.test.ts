@@ -8,7 +8,7 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import type { Kind } from './kinds.js';
 import { planChanges, type Plan, type PlanDesired, type PlanRecorded } from './plan.js';
-import { resourceKey } from './resource.js';
+import { importedExternalId, resourceKey } from './resource.js';
 
 const KIND_SPECS: Record<Kind, fc.Arbitrary<object>> = {
   Provider: fc.record({ vendor: fc.constantFrom('sandbox', 'local') }),
@@ -27,7 +27,7 @@ const desiredResource: fc.Arbitrary<PlanDesired> = identity.chain((id) =>
   fc.record({
     kind: fc.constant(id.kind), namespace: fc.constant(id.namespace), name: fc.constant(id.name),
     labels: fc.dictionary(fc.constantFrom('team', 'tier'), fc.constantFrom('shop', 'data')),
-    annotations: fc.constant({}),
+    annotations: fc.constantFrom<Record<string, string>>({}, { 'cairn.dev/external-id': 'vid-1' }, { 'cairn.dev/external-id': 'vid-2' }),
     spec: KIND_SPECS[id.kind],
   }),
 );
@@ -36,8 +36,8 @@ const unique = <T extends PlanDesired>(items: T[]): T[] => [...new Map(items.map
 
 const desiredWorld = fc.array(desiredResource, { maxLength: 24 }).map(unique);
 const recordedWorld: fc.Arbitrary<PlanRecorded[]> = fc
-  .array(fc.tuple(desiredResource, fc.constantFrom('api', 'git:infra', 'git:other')), { maxLength: 24 })
-  .map((pairs) => unique(pairs.map(([d, source]) => ({ ...d, uid: `uid-${resourceKey(d)}`, deleting: false, source }))));
+  .array(fc.tuple(desiredResource, fc.constantFrom('api', 'git:infra', 'git:other'), fc.constantFrom(undefined, null, 'vid-1')), { maxLength: 24 })
+  .map((items) => unique(items.map(([d, source, externalId]) => ({ ...d, uid: `uid-${resourceKey(d)}`, deleting: false, source, externalId }))));
 
 /** What the world records once every change of `plan` is carried out. */
 function carryOut(plan: Plan, desired: readonly PlanDesired[], recorded: readonly PlanRecorded[]): PlanRecorded[] {
@@ -45,8 +45,11 @@ function carryOut(plan: Plan, desired: readonly PlanDesired[], recorded: readonl
   const wanted = new Map(desired.map((d) => [resourceKey(d), d]));
   for (const change of plan.changes) {
     const key = resourceKey(change);
+    const before = byKey.get(key);
+    // An import adopts the vendor's id; other changes keep what was known of it.
+    const externalId = change.action === 'import' ? change.externalId : before?.externalId;
     if (change.action === 'delete') byKey.delete(key);
-    else if (change.action !== 'noop') byKey.set(key, { ...wanted.get(key)!, uid: byKey.get(key)?.uid ?? `new-${key}`, deleting: false, source: 'api' });
+    else if (change.action !== 'noop') byKey.set(key, { ...wanted.get(key)!, uid: before?.uid ?? `new-${key}`, deleting: false, source: 'api', externalId });
   }
   return [...byKey.values()];
 }
@@ -61,6 +64,23 @@ describe('planChanges, by property', () => {
         const again = planChanges(desired, carryOut(plan, desired, recorded));
         expect(changing(again)).toEqual([]);
         expect(again.summary.noop).toBe(desired.length);
+      }),
+      { numRuns: 300 },
+    );
+  });
+
+  it('never creates what names a vendor id: an annotated resource cairn holds no id for is imported by that id', () => {
+    fc.assert(
+      fc.property(desiredWorld, recordedWorld, (desired, recorded) => {
+        const plan = planChanges(desired, recorded);
+        for (const change of plan.changes) {
+          const wanted = desired.find((d) => resourceKey(d) === resourceKey(change));
+          const id = wanted === undefined ? undefined : importedExternalId(wanted);
+          if (id !== undefined) expect(change.action).not.toBe('create');
+          if (change.action === 'import') expect(change.externalId).toBe(id);
+          const had = recorded.find((r) => resourceKey(r) === resourceKey(change));
+          if (id !== undefined && had === undefined) expect(change.action).toBe('import');
+        }
       }),
       { numRuns: 300 },
     );

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { REPLACEMENT_FIELDS, type Kind } from './kinds.js';
 import { ValidationError } from './errors.js';
-import { desiredFromManifest, planChanges, recordedFromStored, type FieldDiff, type PlanDesired, type PlanRecorded } from './plan.js';
+import { desiredFromManifest, planChanges, planHasChanges, recordedFromStored, type FieldDiff, type PlanDesired, type PlanRecorded } from './plan.js';
 import type { AnyManifest, StoredResource } from './resource.js';
 
 function desired(kind: Kind, name: string, spec: object, meta: Partial<PlanDesired> = {}): PlanDesired {
@@ -39,7 +39,31 @@ describe('planChanges: actions', () => {
     expect(change!.uid).toBeUndefined();
     expect(change!.diff.map((d) => d.path)).toEqual(['spec.image', 'spec.provider', 'spec.region', 'spec.size', 'metadata.labels.team']);
     expect(change!.diff.every((d) => d.before === undefined && !d.forcesReplacement)).toBe(true);
-    expect(plan.summary).toEqual({ create: 1, update: 0, replace: 0, delete: 0, noop: 0 });
+    expect(plan.summary).toEqual({ create: 1, import: 0, update: 0, replace: 0, delete: 0, noop: 0 });
+  });
+
+  it('plans an import, with the vendor id, for a new manifest annotated cairn.dev/external-id', () => {
+    const plan = planChanges([server('web-1', {}, { annotations: { 'cairn.dev/external-id': 'srv-42' } })], []);
+    expect(plan.changes).toHaveLength(1);
+    expect(plan.changes[0]).toMatchObject({ action: 'import', kind: 'Server', name: 'web-1', externalId: 'srv-42' });
+    expect(plan.summary).toEqual({ create: 0, import: 1, update: 0, replace: 0, delete: 0, noop: 0 });
+    expect(planHasChanges(plan)).toBe(true);
+  });
+
+  it('plans an import when the annotation is added to a recorded resource that has no vendor id yet', () => {
+    const want = server('web-1', {}, { annotations: { 'cairn.dev/external-id': 'srv-42' } });
+    const stalled = planChanges([want], [recorded(server('web-1'), { externalId: null })]);
+    expect(stalled.changes[0]).toMatchObject({ action: 'import', uid: 'uid-Server-web-1', externalId: 'srv-42' });
+    // Once cairn holds a vendor id, the annotation is a plain metadata change, never a second import.
+    const created = planChanges([want], [recorded(server('web-1'), { externalId: 'srv-1' })]);
+    expect(created.changes[0]).toMatchObject({ action: 'update' });
+    // Already annotated alike: nothing to do.
+    expect(planChanges([want], [recorded(want, { externalId: null })]).changes[0]).toMatchObject({ action: 'noop' });
+  });
+
+  it('does not treat a blank cairn.dev/external-id as an import', () => {
+    const plan = planChanges([server('web-1', {}, { annotations: { 'cairn.dev/external-id': '  ' } })], []);
+    expect(plan.changes[0]).toMatchObject({ action: 'create' });
   });
 
   it('plans a noop for the same manifest, listed with its uid', () => {
@@ -238,6 +262,6 @@ describe('planChanges: scale', () => {
     for (let i = 0; i < 1_000; i++) have.push(recorded(server(`gone-${i}`)));
     const plan = planChanges(want, have);
     expect(plan.changes).toHaveLength(11_000);
-    expect(plan.summary).toEqual({ create: 1_000, update: 1_286, replace: 0, delete: 1_000, noop: 7_714 });
+    expect(plan.summary).toEqual({ create: 1_000, import: 0, update: 1_286, replace: 0, delete: 1_000, noop: 7_714 });
   });
 });

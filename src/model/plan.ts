@@ -12,13 +12,15 @@
  * Within a kind: by namespace, then name.
  *
  * A desired resource whose recorded one is being deleted plans as a `create`: it is created
- * again once the deletion finishes. A recorded resource being deleted and no longer desired
+ * again once the deletion finishes. A create whose manifest carries `cairn.dev/external-id` plans
+ * as an `import` (the vendor's resource is observed and adopted, never created); so does adding
+ * that annotation to a recorded resource that has no vendor id yet (`cairn import`). A recorded resource being deleted and no longer desired
  * plans as a `delete` (already under way), so that the plan shows it.
  */
 import { KINDS, kindRank, type Kind } from './kinds.js';
 import { ValidationError } from './errors.js';
 import { diffResource } from './plan-diff.js';
-import { DEFAULT_NAMESPACE, displayName, resourceKey, type Manifest, type StoredResource } from './resource.js';
+import { DEFAULT_NAMESPACE, displayName, importedExternalId, resourceKey, type Manifest, type StoredResource } from './resource.js';
 
 export const PLAN_FORMAT_VERSION = '1.0';
 
@@ -41,9 +43,11 @@ export interface PlanRecorded extends PlanDesired {
   source?: string;
   /** The world as last observed, for drift (not compared yet). */
   observed?: Record<string, unknown> | null;
+  /** The vendor's id once cairn recorded one; null when it has none yet; undefined when not known. */
+  externalId?: string | null;
 }
 
-export type PlanAction = 'create' | 'update' | 'replace' | 'delete' | 'noop';
+export type PlanAction = 'create' | 'import' | 'update' | 'replace' | 'delete' | 'noop';
 
 export interface FieldDiff {
   /** Dotted: `spec.size`, `metadata.labels.team`, `spec.env.API_KEY`, `spec.databases[1]`. */
@@ -65,6 +69,8 @@ export interface PlannedChange {
   diff: FieldDiff[];
   /** E.g. `spec.region: changing the region replaces the server`. */
   replacementReasons: string[];
+  /** On imports: the vendor's id the resource is adopted by (`cairn.dev/external-id`). */
+  externalId?: string;
 }
 
 export type PlanSummary = Record<PlanAction, number>;
@@ -153,17 +159,21 @@ export function recordedFromStored(r: StoredResource): PlanRecorded {
     uid: r.uid,
     deleting: r.deletionTimestamp !== null,
     source: r.source,
+    externalId: r.status.externalId ?? null,
   };
 }
 
 /** True when applying the plan would change something. */
 export function planHasChanges(plan: Plan): boolean {
-  const { create, update, replace, delete: deletes } = plan.summary;
-  return create + update + replace + deletes > 0;
+  const { create, import: imports, update, replace, delete: deletes } = plan.summary;
+  return create + imports + update + replace + deletes > 0;
 }
 
 function planCreate(d: PlanDesired): PlannedChange {
-  return { action: 'create', kind: d.kind, namespace: d.namespace, name: d.name, diff: diffResource(d.kind, null, d), replacementReasons: [] };
+  const diff = diffResource(d.kind, null, d);
+  const externalId = importedExternalId(d);
+  if (externalId !== undefined) return { action: 'import', kind: d.kind, namespace: d.namespace, name: d.name, diff, replacementReasons: [], externalId };
+  return { action: 'create', kind: d.kind, namespace: d.namespace, name: d.name, diff, replacementReasons: [] };
 }
 
 function planDelete(r: PlanRecorded): PlannedChange {
@@ -174,6 +184,11 @@ function planDelete(r: PlanRecorded): PlannedChange {
 function planAgainstRecorded(d: PlanDesired, r: PlanRecorded): PlannedChange {
   const diff = diffResource(d.kind, r, d);
   const replacementReasons = diff.length === 0 ? [] : replacementReasonsOf(d.kind, diff);
+  const importing = importedExternalId(d);
+  if (importing !== undefined && r.externalId === null && importing !== importedExternalId(r)) {
+    // The annotation was just put on a resource cairn has not created yet: it adopts, never creates.
+    return { action: 'import', kind: d.kind, namespace: d.namespace, name: d.name, uid: r.uid, diff, replacementReasons, externalId: importing };
+  }
   const action: PlanAction = replacementReasons.length > 0 ? 'replace' : diff.length > 0 ? 'update' : 'noop';
   return { action, kind: d.kind, namespace: d.namespace, name: d.name, uid: r.uid, diff, replacementReasons };
 }
@@ -196,7 +211,7 @@ function scopeFilter(scope: PlanScope | undefined): (r: PlanDesired) => boolean 
 }
 
 function summarize(changes: readonly PlannedChange[]): PlanSummary {
-  const summary: PlanSummary = { create: 0, update: 0, replace: 0, delete: 0, noop: 0 };
+  const summary: PlanSummary = { create: 0, import: 0, update: 0, replace: 0, delete: 0, noop: 0 };
   for (const change of changes) summary[change.action] += 1;
   return summary;
 }

@@ -106,6 +106,56 @@ export function selfHeals(r: { annotations: Readonly<Record<string, string>> }):
   return r.annotations[SELF_HEAL_ANNOTATION] !== 'false';
 }
 
+/**
+ * The vendor's id of an existing resource to adopt instead of creating one (set by a user, or by
+ * `cairn import`); in Kubernetes controller mode cairn also writes it back on each custom resource
+ * once it knows the id, so that a replica that lost its data dir adopts rather than creates again.
+ */
+export const EXTERNAL_ID_ANNOTATION = 'cairn.dev/external-id';
+
+/** The vendor id a resource's `cairn.dev/external-id` annotation names, if any (blank counts as none). */
+export function importedExternalId(r: { annotations: Readonly<Record<string, string>> }): string | undefined {
+  const id = r.annotations[EXTERNAL_ID_ANNOTATION]?.trim();
+  return id === undefined || id === '' ? undefined : id;
+}
+
+/**
+ * Annotation (internal, set by controller mode only) saying the `cairn.dev/external-id` on this
+ * resource is one cairn itself created and wrote back, so adopting it again (a replica that lost its
+ * data dir) is not an import: its deletionPolicy stays Delete.
+ */
+export const CREATED_BY_CAIRN_ANNOTATION = 'cairn.dev/external-id-created-by-cairn';
+
+/**
+ * Annotation (internal, set by controller mode) holding the identity a resource's vendor
+ * idempotency keys derive from instead of cairn's own uid: the custom resource's uid, which
+ * outlives the data dir, so a replica that lost its record and retries a create gets the first one back.
+ */
+export const KEY_IDENTITY_ANNOTATION = 'cairn.dev/key-identity';
+
+/** What a resource's idempotency keys derive from: its KEY_IDENTITY_ANNOTATION, else its uid. */
+export function keyIdentity(r: { uid: string; annotations: Readonly<Record<string, string>> }): string {
+  return r.annotations[KEY_IDENTITY_ANNOTATION] || r.uid;
+}
+
+/** `status.details.imported`: true once cairn adopted the vendor's resource by `cairn.dev/external-id` rather than creating it. */
+export const IMPORTED_DETAIL = 'imported';
+
+/** Whether the resource stands for a vendor resource cairn adopted (imported) rather than created. */
+export function isImported(r: { status: ResourceStatus }): boolean {
+  return r.status.details?.[IMPORTED_DETAIL] === true;
+}
+
+/**
+ * What deleting the resource does at the vendor: its spec's `deletionPolicy` when set; else
+ * Orphan for an imported one (cairn did not make it, so it does not unmake it) and Delete otherwise.
+ */
+export function effectiveDeletionPolicy(r: { spec: object; status: ResourceStatus }): 'Delete' | 'Orphan' {
+  const stated = (r.spec as { deletionPolicy?: unknown }).deletionPolicy;
+  if (stated === 'Delete' || stated === 'Orphan') return stated;
+  return isImported(r) ? 'Orphan' : 'Delete';
+}
+
 export const DEFAULT_NAMESPACE = 'default';
 export const DEFAULT_TENANT = 'default';
 

@@ -7,16 +7,18 @@
  */
 import type { ExternalClient } from '../drivers/contract.js';
 import { REPLACEMENT_FIELDS, type Kind, type SpecByKind } from '../model/kinds.js';
-import { selfHeals, type AnyStoredResource, type ResourceStatus, type StoredResource } from '../model/resource.js';
+import { CREATED_BY_CAIRN_ANNOTATION, effectiveDeletionPolicy, IMPORTED_DETAIL, importedExternalId, keyIdentity, selfHeals, type AnyStoredResource, type ResourceStatus, type StoredResource } from '../model/resource.js';
 import type { ReconcileContext, ReconcileResult } from './context.js';
 import { requireNoDependents } from './dependencies.js';
-import { doing } from './errors.js';
+import { doing, StallError } from './errors.js';
 import { idempotencyKey } from './idempotency.js';
 import { StatusDraft } from './status-draft.js';
 
 export const REASON_CREATING = 'Creating';
 export const REASON_CREATED = 'Created';
 export const REASON_ADOPTED = 'Adopted';
+export const REASON_IMPORTED = 'Imported';
+export const REASON_IMPORT_FAILED = 'ImportFailed';
 export const REASON_UPDATED = 'Updated';
 export const REASON_REPLACING = 'Replacing';
 export const REASON_DELETING = 'Deleting';
@@ -93,6 +95,12 @@ export interface ManagedAdapter<K extends Kind, D, O extends { id: string }> {
   onGone?(ctx: ReconcileContext, r: StoredResource<K>): void;
   /** True when deleting the resource must leave the vendor's side in place. */
   orphanOnDelete?(r: StoredResource<K>): boolean;
+  /**
+   * The kind can adopt an existing vendor resource (`cairn.dev/external-id`): what differs between
+   * the manifest and the vendor's resource that cannot change in place, as `spec.field: ...`
+   * (an import never replaces). Absent: the kind cannot be imported.
+   */
+  importConflicts?(ctx: ReconcileContext, r: StoredResource<K>, desired: D, observed: O): string[];
   /** A step before the vendor's resource is deleted (e.g. a final backup); null once it may go. */
   beforeDelete?(ctx: ReconcileContext, r: StoredResource<K>, observed: O, draft: StatusDraft): Promise<StepResult | null>;
   /** The resource is about to leave cairn for good: drop what cairn kept for it (passwords, unfinished records). */
@@ -111,7 +119,7 @@ export async function observeManagedDrift<K extends Kind, D, O extends { id: str
   const externalId = r.status.externalId;
   if (r.deletionTimestamp !== null || !externalId) return [];
   const conn = await adapter.connect(ctx, r, r.spec, 'delete');
-  const key = idempotencyKey(r.uid, r.status.incarnation ?? 0);
+  const key = idempotencyKey(keyIdentity(r), r.status.incarnation ?? 0);
   const observed = await doing('observe', () => conn.client.observe({ key, externalId }));
   if (observed === null) return [`${r.kind} ${externalId} no longer exists at ${conn.vendor}`];
   const desired = await adapter.desired(ctx, r);
@@ -130,12 +138,17 @@ export async function reconcileManaged<K extends Kind, D, O extends { id: string
   const applied = (status.appliedSpec ?? null) as SpecByKind[K] | null;
   const replacing = applied !== null ? replacementReasons(r.kind, applied, r.spec) : [];
   const conn = await adapter.connect(ctx, r, replacing.length > 0 && applied ? applied : r.spec, 'converge');
-  const key = idempotencyKey(r.uid, status.incarnation ?? 0);
+  const key = idempotencyKey(keyIdentity(r), status.incarnation ?? 0);
   const pending = ctx.store.operations.get(r.uid, 'create');
 
   // Never created and no create in flight: nothing can exist at the vendor yet, so skip observe.
   let observed: O | null = null;
-  if (status.externalId || pending) {
+  let imported = false;
+  const importing = importTarget(r, status);
+  if (importing !== undefined) {
+    observed = await importExisting(ctx, r, draft, adapter, conn, pending?.idempotencyKey ?? key, importing, pending !== undefined);
+    imported = observed.id === importing;
+  } else if (status.externalId || pending) {
     observed = await doing('observe', () => conn.client.observe({ key: pending?.idempotencyKey ?? key, externalId: status.externalId ?? null }));
   }
 
@@ -191,7 +204,7 @@ export async function reconcileManaged<K extends Kind, D, O extends { id: string
   const request = adapter.requested?.(ctx, r, desired, observed) ?? null;
   if (changes.length > 0 || request !== null) {
     const selfHeal = selfHeals(r);
-    const userChange = status.observedGeneration !== r.generation || request !== null;
+    const userChange = status.observedGeneration !== r.generation || request !== null || imported;
     if (!selfHeal && !userChange) {
       draft.setCondition('Synced', 'False', REASON_DRIFT, `changed outside cairn: ${changes.join('; ')} (self-heal is off)`);
       return { requeueAfterMs: ctx.resyncMs(r.kind) };
@@ -209,10 +222,85 @@ export async function reconcileManaged<K extends Kind, D, O extends { id: string
 
 /** The vendor's resource is gone: the next create is a new incarnation, under a new idempotency key. */
 function forgetIncarnation<K extends Kind, D, O extends { id: string }>(ctx: ReconcileContext, r: StoredResource<K>, status: ResourceStatus, adapter: ManagedAdapter<K, D, O>): void {
+  // What cairn creates next is its own, not an imported one; a cairn.dev/external-id still naming
+  // the one gone must not be imported again.
+  // (false rather than absent, so that the merge patch of a custom resource's status carries it).
+  const details = { ...status.details, ...(status.details?.[IMPORTED_DETAIL] === undefined ? {} : { [IMPORTED_DETAIL]: false }) };
+  status.details = status.externalId ? { ...details, [GONE_EXTERNAL_ID_DETAIL]: status.externalId } : details;
   status.incarnation = (status.incarnation ?? 0) + 1;
   status.externalId = null;
   status.appliedSpec = null;
   adapter.onGone?.(ctx, r);
+}
+
+/** `status.details.goneExternalId`: the vendor id of the incarnation cairn last saw go (replaced, or vanished). */
+const GONE_EXTERNAL_ID_DETAIL = 'goneExternalId';
+
+
+/**
+ * The vendor id to adopt, when there is one to adopt now: the resource names one with
+ * `cairn.dev/external-id`, cairn holds no id for it, and it is not the
+ * id of an incarnation cairn saw go (after a replacement, or a resource that vanished, the
+ * annotation may still name it until written back; cairn creates the next one itself).
+ */
+function importTarget(r: StoredResource, status: ResourceStatus): string | undefined {
+  if (status.externalId) return undefined;
+  const id = importedExternalId(r);
+  return id === undefined || status.details?.[GONE_EXTERNAL_ID_DETAIL] === id ? undefined : id;
+}
+
+/** The `cairn.dev/external-id` of a resource whose id cairn itself created and wrote back (controller mode), when it is still the one to look at. */
+function ownRecordedId(r: StoredResource, status: ResourceStatus): string | undefined {
+  const id = importTarget(r, status);
+  return id !== undefined && r.annotations[CREATED_BY_CAIRN_ANNOTATION] === id ? id : undefined;
+}
+
+/**
+ * Observes the vendor's resource by the id the user gave and adopts it: its id is recorded, and
+ * the manifest's spec becomes the applied one (what cannot change in place was checked equal), so
+ * the usual diff then brings the in-place fields to the manifest. Missing, or differing in a field
+ * that would need a replacement: a stall that says so; an import never creates or replaces.
+ */
+async function importExisting<K extends Kind, D, O extends { id: string }>(
+  ctx: ReconcileContext,
+  r: StoredResource<K>,
+  draft: StatusDraft,
+  adapter: ManagedAdapter<K, D, O>,
+  conn: Connection<D, O>,
+  key: string,
+  externalId: string,
+  createPending: boolean,
+): Promise<O> {
+  const what = r.kind.toLowerCase();
+  if (!adapter.importConflicts) {
+    throw new StallError(REASON_IMPORT_FAILED, `a ${what} cannot be imported (cairn.dev/external-id ${externalId}); remove the annotation to let cairn create it`);
+  }
+  const found = await doing('observe for import', () => conn.client.observe({ key, externalId }));
+  // A create cairn began before the annotation came landed after all: that one is this resource's.
+  if (found !== null && found.id !== externalId && createPending) return found;
+  if (found === null || found.id !== externalId) {
+    throw new StallError(REASON_IMPORT_FAILED, `no ${what} with id ${externalId} at ${conn.vendor} (cairn.dev/external-id); nothing was created`);
+  }
+  const desired = await adapter.desired(ctx, r);
+  const conflicts = adapter.importConflicts(ctx, r, desired, found);
+  if (conflicts.length > 0) {
+    throw new StallError(
+      REASON_IMPORT_FAILED,
+      `cannot import ${what} ${externalId} from ${conn.vendor}: ${conflicts.join('; ')}, which cannot change in place; make the manifest match the vendor (an import never replaces)`,
+    );
+  }
+  const status = draft.status;
+  status.externalId = found.id;
+  status.appliedSpec = structuredClone(r.spec) as unknown as Record<string, unknown>;
+  const ownRecord = r.annotations[CREATED_BY_CAIRN_ANNOTATION] === externalId;
+  if (ownRecord) {
+    ctx.record(r, 'Normal', REASON_ADOPTED, `found ${what} ${found.id} at ${conn.vendor} by its recorded cairn.dev/external-id; adopted again`);
+  } else {
+    status.details = { ...status.details, [IMPORTED_DETAIL]: true };
+    const policy = effectiveDeletionPolicy({ spec: r.spec, status });
+    ctx.record(r, 'Normal', REASON_IMPORTED, `imported ${what} ${found.id} from ${conn.vendor} (deletionPolicy: ${policy})`);
+  }
+  return found;
 }
 
 /** Awaits a create or update, telling the adapter when it failed. */
@@ -279,12 +367,14 @@ async function deleteManaged<K extends Kind, D, O extends { id: string }>(
     ctx.record(r, 'Normal', REASON_ORPHANED, `removed from cairn; ${status.externalId ?? 'the vendor resource'} is left in place (deletionPolicy: Orphan)`);
     return removeResource(ctx, r, adapter);
   }
-  if (!status.externalId && !pending) return removeResource(ctx, r, adapter);
+  // A record cairn lost (controller mode, an empty data dir) still names what cairn made: delete that.
+  const ownRecord = status.externalId || pending ? undefined : ownRecordedId(r, status);
+  if (!status.externalId && !pending && ownRecord === undefined) return removeResource(ctx, r, adapter);
 
   const spec = (status.appliedSpec ?? r.spec) as SpecByKind[K];
   const conn = await adapter.connect(ctx, r, spec, 'delete');
-  const key = idempotencyKey(r.uid, status.incarnation ?? 0);
-  const observed = await doing('observe', () => conn.client.observe({ key: pending?.idempotencyKey ?? key, externalId: status.externalId ?? null }));
+  const key = idempotencyKey(keyIdentity(r), status.incarnation ?? 0);
+  const observed = await doing('observe', () => conn.client.observe({ key: pending?.idempotencyKey ?? key, externalId: status.externalId ?? ownRecord ?? null }));
   if (observed === null) {
     const what = status.externalId ? `${r.kind.toLowerCase()} ${status.externalId}` : r.kind.toLowerCase();
     ctx.record(r, 'Normal', REASON_DELETED, `deleted ${what} at ${conn.vendor}`);

@@ -7,7 +7,7 @@
  * leaves it at the vendor.
  */
 import type { DatabaseDesired, DatabaseObserved } from '../drivers/contract.js';
-import type { StoredResource } from '../model/resource.js';
+import { effectiveDeletionPolicy, type StoredResource } from '../model/resource.js';
 import type { ReconcileContext, ReconcileResult } from './context.js';
 import { missingPasswordStep, restoreStep, rotationStep } from './database-actions.js';
 import { pendingBackupStep, retentionStep, runningBackupStep, scheduledBackupStep, untilNextScheduledBackup, type DatabaseAtVendor } from './database-backups.js';
@@ -112,7 +112,16 @@ const databaseAdapter: ManagedAdapter<'Database', DatabaseDesired, DatabaseObser
   },
 
   orphanOnDelete(r) {
-    return r.spec.deletionPolicy === 'Orphan';
+    return effectiveDeletionPolicy(r) === 'Orphan';
+  },
+
+  importConflicts(_ctx, r, desired, observed) {
+    const conflicts: string[] = [];
+    if (observed.type !== desired.type) conflicts.push(`spec.type is ${JSON.stringify(desired.type)} but database ${observed.id} is ${JSON.stringify(observed.type)}`);
+    if (observed.serverId !== desired.placement.serverExternalId) {
+      conflicts.push(`spec.server is ${r.spec.server} (${desired.placement.serverExternalId}) but database ${observed.id} is on server ${observed.serverId}`);
+    }
+    return conflicts;
   },
 
   async beforeDelete(ctx, r, observed, draft) {

@@ -4,7 +4,7 @@
  * (reboot, start, stop) are carried out.
  */
 import type { CloudDriver, ServerDesired, ServerObserved } from '../drivers/contract.js';
-import { selfHeals, type StoredResource } from '../model/resource.js';
+import { effectiveDeletionPolicy, selfHeals, type StoredResource } from '../model/resource.js';
 import type { ReconcileContext, ReconcileResult } from './context.js';
 import { findDependency, requireReady } from './dependencies.js';
 import { doing } from './errors.js';
@@ -32,6 +32,17 @@ const serverAdapter: ManagedAdapter<'Server', ServerDesired, ServerObserved> = {
 
   drift(_ctx, _r, desired, observed) {
     return observed.size === desired.size ? [] : [`size: ${observed.size} → ${desired.size}`];
+  },
+
+  importConflicts(_ctx, _r, desired, observed) {
+    const conflicts: string[] = [];
+    if (observed.region !== desired.region) conflicts.push(`spec.region is ${JSON.stringify(desired.region)} but server ${observed.id} is in ${JSON.stringify(observed.region)}`);
+    if (observed.image !== desired.image) conflicts.push(`spec.image is ${JSON.stringify(desired.image)} but server ${observed.id} runs ${JSON.stringify(observed.image)}`);
+    return conflicts;
+  },
+
+  orphanOnDelete(r) {
+    return effectiveDeletionPolicy(r) === 'Orphan';
   },
 
   progress(_r, observed): Progress {

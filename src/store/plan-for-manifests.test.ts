@@ -43,7 +43,7 @@ describe('planForManifests', () => {
       }
     }
     const plan = planForManifests(store, manifests, { prune: true });
-    expect(plan.summary).toEqual({ create: 2, update: 1, replace: 0, delete: 2, noop: 2 });
+    expect(plan.summary).toEqual({ create: 2, import: 0, update: 1, replace: 0, delete: 2, noop: 2 });
   });
 
   it('lists desired state as list does, without status', () => {

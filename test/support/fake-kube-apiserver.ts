@@ -6,6 +6,7 @@
  * status subresource; Leases with resourceVersion conflicts; Events; Secrets. Loopback HTTP,
  * port 0. It records the watch requests it served, for tests to look at.
  */
+import { randomUUID } from 'node:crypto';
 import type { Server } from 'node:http';
 import express, { type Request, type Response } from 'express';
 
@@ -47,6 +48,8 @@ export interface FakeKubeApiServer {
   dropWatches(): void;
   /** The next `n` list requests answer 500. */
   failLists(n: number): void;
+  /** Creates an object no watch is told of (only a list shows it), as a watch that silently missed an event. */
+  createUnseen(plural: string, namespace: string, object: Obj): Obj;
   close(): Promise<void>;
 }
 
@@ -60,12 +63,14 @@ export async function startFakeKubeApiServer(): Promise<FakeKubeApiServer> {
   let rv = 100;
   let compacted = 0;
   let failingLists = 0;
-  let uid = 0;
 
   const keyOf = (plural: string, ns: string, name: string): string => `${plural}/${ns}/${name}`;
+  /** While true, writes reach neither open watches nor the history a new watch replays (a watch that missed them). */
+  let unseen = false;
   const record = (type: HistoryEntry['type'], path: string, object: Obj): Obj => {
     rv += 1;
     object.metadata.resourceVersion = String(rv);
+    if (unseen) return object;
     const entry = { rv, type, path, object: structuredClone(object) };
     history.push(entry);
     for (const l of listeners) l(entry);
@@ -84,9 +89,9 @@ export async function startFakeKubeApiServer(): Promise<FakeKubeApiServer> {
     create: (plural: string, namespace: string, object: Obj): Obj => {
       const path = keyOf(plural, namespace, String(object.metadata.name));
       if (store.has(path)) throw Object.assign(new Error('AlreadyExists'), { status: 409 });
-      uid += 1;
+      // Unique across servers, as a cluster's are: vendor idempotency keys derive from them.
       const created = structuredClone(object);
-      created.metadata = { ...created.metadata, namespace, uid: `uid-${uid}`, generation: 1, creationTimestamp: new Date().toISOString() };
+      created.metadata = { ...created.metadata, namespace, uid: randomUUID(), generation: 1, creationTimestamp: new Date().toISOString() };
       return write(path, created, 'ADDED');
     },
     patch: (plural: string, namespace: string, name: string, patch: unknown): Obj => {
@@ -260,6 +265,14 @@ export async function startFakeKubeApiServer(): Promise<FakeKubeApiServer> {
     },
     failLists: (n) => {
       failingLists = n;
+    },
+    createUnseen: (plural, namespace, object) => {
+      unseen = true;
+      try {
+        return api.create(plural, namespace, object);
+      } finally {
+        unseen = false;
+      }
     },
     close: async () => {
       for (const res of open) res.end();

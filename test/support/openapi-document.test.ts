@@ -36,6 +36,7 @@ const server = {
   ipv6: null,
   power: 'on',
   state: 'running',
+  deletion_policy: 'Delete',
 };
 
 const provider = {
@@ -154,7 +155,7 @@ describe('validateResponse', () => {
   it('checks the dry-run plan and the apply result of POST /manifests', () => {
     const plan = {
       changes: [{ action: 'update', kind: 'Server', name: 'web-1', namespace: 'default', uid: SERVER_ID, diff: [{ path: 'spec.size', before: 'small', after: 'medium', forces_replacement: false, sensitive: false }], replacement_reasons: [] }],
-      summary: { create: 0, update: 1, replace: 0, delete: 0, noop: 0 },
+      summary: { create: 0, import: 0, update: 1, replace: 0, delete: 0, noop: 0 },
     };
     const post = { method: 'POST', path: '/api/v1/manifests?dry_run=true', status: 200, contentType: 'application/json' };
     expect(validateResponse({ ...post, body: plan })).toEqual([]);

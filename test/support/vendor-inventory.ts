@@ -4,22 +4,23 @@
  */
 
 export interface Inventory {
-  servers: Array<{ id: string; name: string; client_token: string; size: string; status: string }>;
+  servers: Array<{ id: string; name: string; client_token: string; region: string; size: string; status: string }>;
   databases: Array<{ id: string; name: string; client_token: string }>;
   apps: Array<{ id: string; name: string; client_token: string }>;
 }
 
-async function list<T>(url: string, path: string, key: string): Promise<T[]> {
-  const response = await fetch(`${url}${path}`, { headers: { authorization: 'Bearer inventory' } });
+async function list<T>(url: string, path: string, key: string, token: string): Promise<T[]> {
+  const response = await fetch(`${url}${path}`, { headers: { authorization: `Bearer ${token}` } });
   if (!response.ok) throw new Error(`GET ${path}: ${response.status}`);
   return ((await response.json()) as Record<string, T[]>)[key] ?? [];
 }
 
-export async function inventory(url: string): Promise<Inventory> {
+/** What the cloud at `url` holds; `token` for a sandbox started with `--token`. */
+export async function inventory(url: string, token = 'inventory'): Promise<Inventory> {
   return {
-    servers: await list(url, '/v1/servers', 'servers'),
-    databases: await list(url, '/v1/databases', 'databases'),
-    apps: await list(url, '/v1/apps', 'apps'),
+    servers: await list(url, '/v1/servers', 'servers', token),
+    databases: await list(url, '/v1/databases', 'databases', token),
+    apps: await list(url, '/v1/apps', 'apps', token),
   };
 }
 

@@ -3,7 +3,7 @@
  * credentials endpoint is for) and the Database manifest a create or update body becomes.
  */
 import type { DatabaseSpec } from '../../model/generated/kinds.js';
-import type { Manifest, StoredResource } from '../../model/resource.js';
+import { effectiveDeletionPolicy, type Manifest, type StoredResource } from '../../model/resource.js';
 import { apiMetadata, baseRecord, keptMetadata, type BaseRecord } from './common.js';
 import type { ResourceLookup } from './lookup.js';
 import { applyBodyFields, specRecordFields } from './rest-fields.js';
@@ -51,6 +51,7 @@ export function databaseRecord(r: StoredResource<'Database'>, lookup: ResourceLo
     ...baseRecord(r),
     ...(specRecordFields('Database', r.spec) as Pick<DatabaseRecord, SpecRecordField>),
     server_id: lookup.idOf('Server', r.spec.server, r.namespace),
+    deletion_policy: effectiveDeletionPolicy(r),
     host: typeof endpoints.host === 'string' ? endpoints.host : null,
     port: typeof endpoints.port === 'number' ? endpoints.port : null,
     engine_version: typeof engineVersion === 'string' ? engineVersion : null,

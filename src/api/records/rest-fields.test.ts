@@ -72,10 +72,11 @@ describe('database bodies', () => {
 describe('records', () => {
   it('show the schema default where the spec leaves a field out, and null where it has none', () => {
     expect(specRecordFields('Database', { type: 'mongodb', server: 'web', version: '7' })).toEqual({
-      type: 'mongodb', version: '7', storage_gb: null, backup_schedule: null, backup_retention: null, deletion_policy: 'Delete',
+      // deletionPolicy has no schema default: Delete unless imported, which the records decide (effectiveDeletionPolicy).
+      type: 'mongodb', version: '7', storage_gb: null, backup_schedule: null, backup_retention: null, deletion_policy: null,
     });
     expect(specRecordFields('Database', { type: 'postgresql', server: 'web', version: '16', backup: { schedule: '0 3 * * *' } })).toMatchObject({ backup_retention: 7 });
-    expect(specRecordFields('Server', { provider: 'p', region: 'eu-1', size: 'small' })).toEqual({ region: 'eu-1', size: 'small', image: 'debian-12', state: 'running' });
+    expect(specRecordFields('Server', { provider: 'p', region: 'eu-1', size: 'small' })).toEqual({ region: 'eu-1', size: 'small', image: 'debian-12', state: 'running', deletion_policy: null });
     expect(specRecordFields('App', { server: 'web', source: { path: '/srv' } })).toMatchObject({ env: {}, build: null, health_check_path: null, state: 'running' });
   });
 });

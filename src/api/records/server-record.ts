@@ -3,7 +3,7 @@
  * manifest a create or update body becomes.
  */
 import type { ServerSpec } from '../../model/generated/kinds.js';
-import type { Manifest, StoredResource } from '../../model/resource.js';
+import { effectiveDeletionPolicy, type Manifest, type StoredResource } from '../../model/resource.js';
 import { ValidationError } from '../../model/errors.js';
 import { apiMetadata, baseRecord, keptMetadata, type BaseRecord } from './common.js';
 import type { ResourceLookup } from './lookup.js';
@@ -18,6 +18,8 @@ export interface ServerRecord extends BaseRecord {
   ipv6: string | null;
   power: 'on' | 'off' | null;
   state: 'running' | 'stopped';
+  /** What deleting it does at the vendor: as stated, else Orphan for an imported server and Delete otherwise. */
+  deletion_policy: 'Delete' | 'Orphan';
 }
 
 export interface ServerCreateBody {
@@ -58,6 +60,7 @@ export function serverRecord(r: StoredResource<'Server'>, lookup: ResourceLookup
     ipv4: text(endpoints.ipv4),
     ipv6: text(endpoints.ipv6),
     power: powerOf(r.status.details?.power),
+    deletion_policy: effectiveDeletionPolicy(r),
   };
 }
 

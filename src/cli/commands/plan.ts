@@ -50,7 +50,7 @@ async function localPlan(options: PlanOptions): Promise<{ plan: Plan; drift?: Dr
     const manifests = await readManifests(options.file, store);
     const plan = planForManifests(store, manifests, { prune: options.prune ?? false });
     if (!options.refresh) return { plan };
-    const planned = new Set(plan.changes.filter((c) => c.action !== 'create').map((c) => resourceKey(c)));
+    const planned = new Set(plan.changes.filter((c) => c.action !== 'create' && c.action !== 'import').map((c) => resourceKey(c)));
     const recorded = store.resources.list({ tenant: DEFAULT_TENANT }).filter((r) => planned.has(resourceKey(r)));
     return { plan, drift: await observeDrift(store, dataDir, recorded) };
   } finally {

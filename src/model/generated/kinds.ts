@@ -40,7 +40,7 @@ export interface ObjectMeta {
     [k: string]: string;
   };
   /**
-   * Free-form notes. Keys under 'cairn.dev/' are cairn's own: 'cairn.dev/self-heal' ("false" turns drift correction into a report) and 'cairn.dev/revision' (set by git sources).
+   * Free-form notes. Keys under 'cairn.dev/' are cairn's own: 'cairn.dev/self-heal' ("false" turns drift correction into a report), 'cairn.dev/revision' (set by git sources) and 'cairn.dev/external-id' (the vendor's id of an existing resource to import instead of creating one; written back by cairn on custom resources).
    */
   annotations?: {
     [k: string]: string;
@@ -111,6 +111,10 @@ export interface ServerSpec {
    * Desired power state.
    */
   state?: "running" | "stopped";
+  /**
+   * What deleting the resource does at the vendor: Delete the server, or Orphan (leave it in place). Unset: Delete, except for a server imported with the cairn.dev/external-id annotation, which is left in place (Orphan) until the manifest says Delete.
+   */
+  deletionPolicy?: "Delete" | "Orphan";
 }
 
 /**
@@ -149,7 +153,7 @@ export interface DatabaseSpec {
   storageGb?: number;
   backup?: BackupPolicy;
   /**
-   * What deleting the resource does at the vendor: Delete (after a final backup) or Orphan (leave it in place).
+   * What deleting the resource does at the vendor: Delete (after a final backup) or Orphan (leave it in place). Unset: Delete, except for a database imported with the cairn.dev/external-id annotation, which is left in place (Orphan) until the manifest says Delete.
    */
   deletionPolicy?: "Delete" | "Orphan";
 }

@@ -23,6 +23,8 @@ export interface KubernetesModeOptions {
   leaseDurationSeconds?: number;
   renewMs?: number;
   pollMs?: number;
+  /** How often the informers list every kind afresh (default DEFAULT_RELIST_MS). */
+  relistMs?: number;
 }
 
 export interface KubernetesModeHooks {
@@ -66,7 +68,7 @@ export class KubernetesMode {
       upsert: (kind, object) => run(`syncing ${kind}/${object.metadata.namespace ?? ''}/${object.metadata.name ?? ''}`, sync.upsert(kind, object)),
       remove: (kind, object) => sync.remove(kind, object),
       error: (kind, error, retryInMs) => hooks.log(`kubernetes: watching ${kind} failed (${describeKubeError(error)}); retrying in ${retryInMs} ms`),
-    });
+    }, options.relistMs);
     this.writeback = new StatusWriteback({
       store, cluster, tenant: options.tenant, sync,
       lookup: (kind, namespace, name) => this.informers.get(kind, namespace, name),

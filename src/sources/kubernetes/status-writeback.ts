@@ -2,13 +2,15 @@
  * @module What the reconciler records flows back to the cluster: the status of each resource
  * owned by source `kubernetes` is written to its custom resource through the status
  * subresource (phase, conditions, observedGeneration in the custom resource's own generations,
- * endpoints), cairn's finalizer comes off once the store has removed the resource, and the
- * reconciler's events become core/v1 Events on the custom resource. The store is polled; only
+ * endpoints), the vendor id is written back as the `cairn.dev/external-id` annotation once
+ * recorded (so the custom resource alone is enough to adopt it again), cairn's finalizer comes off
+ * once the store has removed the resource (after the vendor confirmed the delete, or it was
+ * orphaned), and the reconciler's events become core/v1 Events on the custom resource. The store is polled; only
  * what changed since the last look is sent.
  */
 import { jsonEqual } from '../../model/canonical-json.js';
 import { KINDS, type Kind } from '../../model/kinds.js';
-import type { AnyStoredResource } from '../../model/resource.js';
+import { EXTERNAL_ID_ANNOTATION, type AnyStoredResource } from '../../model/resource.js';
 import type { Store } from '../../store/store.js';
 import type { Cluster } from './cluster.js';
 import { clusterEvent } from './cluster-event.js';
@@ -84,9 +86,13 @@ export class StatusWriteback {
     const object = this.deps.lookup(resource.kind, resource.namespace, resource.name);
     if (!object) return true;
     const status = statusFor(resource, object);
-    if (jsonEqual({ ...object.status }, { ...object.status, ...status })) return true;
+    const externalId = resource.status.externalId;
     try {
-      await this.deps.sync.patchStatus(resource.kind, object, status);
+      if (!jsonEqual({ ...object.status }, { ...object.status, ...status })) await this.deps.sync.patchStatus(resource.kind, object, status);
+      // After the status, which says the id is cairn's own record (see recordedExternalId).
+      if (externalId && object.metadata.annotations?.[EXTERNAL_ID_ANNOTATION] !== externalId && object.metadata.deletionTimestamp === undefined) {
+        await this.deps.sync.annotate(resource.kind, object, EXTERNAL_ID_ANNOTATION, externalId);
+      }
       return true;
     } catch (error) {
       this.deps.onError(`writing the status of ${resource.kind}/${resource.namespace}/${resource.name}`, error);

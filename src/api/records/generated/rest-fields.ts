@@ -60,6 +60,13 @@ export const REST_FIELDS: Readonly<Record<Kind, readonly RestField[]>> = {
       "update": "set",
       "component": "ServerState",
       "whenAbsent": "running"
+    },
+    {
+      "rest": "deletion_policy",
+      "spec": "deletionPolicy",
+      "create": true,
+      "update": "set",
+      "component": "ServerDeletionPolicy"
     }
   ],
   "Database": [
@@ -112,8 +119,7 @@ export const REST_FIELDS: Readonly<Record<Kind, readonly RestField[]>> = {
       "spec": "deletionPolicy",
       "create": true,
       "update": "set",
-      "component": "DatabaseDeletionPolicy",
-      "whenAbsent": "Delete"
+      "component": "DatabaseDeletionPolicy"
     }
   ],
   "App": [
