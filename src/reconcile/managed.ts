@@ -189,7 +189,9 @@ export async function reconcileManaged<K extends Kind, D, O extends { id: string
     if (pending) ctx.record(r, 'Normal', REASON_ADOPTED, `found ${r.kind.toLowerCase()} ${observed.id} at ${conn.vendor} by its idempotency key after an interrupted create`);
     status.externalId = observed.id;
   }
-  if (pending) ctx.store.operations.finish(r.uid, 'create');
+  // The pending create ends with the status write that records this id, in one transaction
+  // (Resources.writeStatus): finishing it here, apart, lost the server when the process died in
+  // between or the status write lost a race (found by the Hetzner crash test, seed 3).
 
   if (replacing.length > 0) {
     draft.setPhase(adapter.deletingPhase);

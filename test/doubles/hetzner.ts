@@ -37,6 +37,7 @@ export interface HetznerDoubleOptions {
   /** Hetzner's budget: 3,600 requests an hour; tests pass a small one to provoke 429s. */
   rateLimit?: { limit: number; windowMs: number };
   latencyMs?: number;
+  slowAnswers?: { operationIds: readonly string[]; ms: number };
 }
 
 type Json = Record<string, unknown>;
@@ -127,6 +128,7 @@ export async function startHetznerDouble(options: HetznerDoubleOptions = {}): Pr
     error,
     rateLimit: options.rateLimit,
     latencyMs: options.latencyMs,
+    slowAnswers: options.slowAnswers,
     authenticate(headers) {
       return headers.authorization === `Bearer ${token}` ? null : { status: 401, body: error(401, 'unauthorized', 'unable to authenticate') };
     },

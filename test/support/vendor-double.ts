@@ -45,6 +45,8 @@ export interface VendorDoubleOptions {
   /** The vendor's published budget, for 429s: at most `limit` requests per `windowMs`. */
   rateLimit?: { limit: number; windowMs: number };
   latencyMs?: number;
+  /** These operations are carried out at once but answered only after `ms`: the window in which a caller dies having changed the vendor without knowing it. */
+  slowAnswers?: { operationIds: readonly string[]; ms: number };
 }
 
 export interface DoubleCall {
@@ -223,6 +225,7 @@ export async function startVendorDouble(options: VendorDoubleOptions): Promise<V
         answer = { operationId: '?', status: 500, body: options.error(500, 'double_failed', (error as Error).message) };
       }
       calls.push({ method: req.method ?? 'GET', path: url.pathname + url.search, operationId: answer.operationId, status: answer.status });
+      if (options.slowAnswers?.operationIds.includes(answer.operationId)) await new Promise((resolve) => setTimeout(resolve, options.slowAnswers?.ms));
       res.writeHead(answer.status, { ...(answer.body === undefined ? {} : { 'content-type': 'application/json' }), ...answer.headers });
       res.end(answer.body === undefined ? undefined : JSON.stringify(answer.body));
     })();
