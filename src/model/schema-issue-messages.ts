@@ -34,6 +34,8 @@ const PATTERN_MESSAGES: Record<string, string> = {
 /** Conditional rules (`if`/`then`/`not`) of a kind's schema, worded for users. */
 const RULE_MESSAGES: Record<string, string> = {
   'Database#/properties/spec/then/not': 'storageGb is only for postgresql',
+  'App#/properties/metadata/properties/annotations/properties/cairn.dev~1external-id/false schema':
+    'apps cannot be imported: cairn builds and deploys an app itself; remove the annotation and cairn deploys it',
 };
 
 /** Keywords whose errors only repeat what the errors beneath them say. */
@@ -157,7 +159,7 @@ function describeError(error: ErrorObject, ruleScope: string): ShapeIssue {
       return { pointer, message: rule ?? (typeof forbidden === 'string' ? `${forbidden} is not allowed here` : 'is not allowed here') };
     }
     case 'false schema':
-      return { pointer: at, message: 'is not allowed here' };
+      return { pointer: at, message: RULE_MESSAGES[`${ruleScope}${error.schemaPath}`] ?? 'is not allowed here' };
     case 'dependentRequired': {
       const property = stringParam(error, 'property');
       return { pointer: appendPointer(at, stringParam(error, 'missingProperty')), message: `is required with ${property}` };

@@ -44,6 +44,15 @@ describe('validateManifestShape', () => {
     expect(validateManifestShape(app)).toEqual([{ pointer: '/spec/source', message: 'exactly one of git, image, path' }]);
   });
 
+  it('refuses an import annotation on an App, saying apps cannot be imported (plans never show an import cairn would not carry out)', () => {
+    const app = { apiVersion: 'cairn.dev/v1', kind: 'App', metadata: { name: 'shop', annotations: { 'cairn.dev/external-id': 'app-1' } }, spec: { server: 'web-1', source: { path: '/srv' } } };
+    expect(validateManifestShape(app)).toEqual([
+      { pointer: '/metadata/annotations/cairn.dev~1external-id', message: 'apps cannot be imported: cairn builds and deploys an app itself; remove the annotation and cairn deploys it' },
+    ]);
+    const server = { apiVersion: 'cairn.dev/v1', kind: 'Server', metadata: { name: 'web-1', annotations: { 'cairn.dev/external-id': '42' } }, spec: { provider: 'p', region: 'r', size: 's' } };
+    expect(validateManifestShape(server)).toEqual([]);
+  });
+
   it('explains DNS-1123 names and lengths', () => {
     const issues = validateManifestShape(database({}, { name: 'Shop_DB' }));
     expect(issues).toEqual([
