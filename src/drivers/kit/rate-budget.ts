@@ -62,10 +62,14 @@ export class RateBudget {
     this.pausedUntil = Math.max(this.pausedUntil, this.now() + ms);
   }
 
-  /** What the vendor says is left (`RateLimit-Remaining`) and when it refills (epoch ms): the vendor's count wins over cairn's. */
+  /**
+   * What the vendor says is left (`RateLimit-Remaining`) and when it refills (epoch ms). Only ever
+   * lowers cairn's count: an answer can be older than requests sent since, so a higher count may
+   * already be spent; cairn's own refill at the published rate brings it back up.
+   */
   observe(remaining: number, resetAtMs: number | undefined): void {
     this.refill();
-    this.tokens = Math.min(this.options.burst, remaining);
+    this.tokens = Math.min(this.tokens, remaining);
     if (remaining <= 0 && resetAtMs !== undefined) this.pausedUntil = Math.max(this.pausedUntil, resetAtMs);
   }
 }
