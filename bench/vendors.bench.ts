@@ -9,7 +9,9 @@ import { join } from 'node:path';
 import type { AnyManifest } from '../src/model/resource.js';
 import { Controller } from '../src/reconcile/controller.js';
 import { Store } from '../src/store/store.js';
+import { startDigitalOceanDouble } from '../test/doubles/digitalocean.js';
 import { startHetznerDouble } from '../test/doubles/hetzner.js';
+import type { VendorDouble } from '../test/support/vendor-double.js';
 import type { Benchmark } from './support/benchmark.js';
 import { count, seconds } from './support/figures.js';
 
@@ -29,17 +31,37 @@ export interface VendorsResult {
   vendors: VendorFigures[];
 }
 
-async function hetzner(progress: (line: string) => void): Promise<VendorFigures> {
+interface VendorUnderBench {
+  vendor: string;
+  /** Starts the vendor's double answering in `latencyMs`, with `token`. */
+  start(token: string, latencyMs: number): Promise<VendorDouble>;
+  regions: string[];
+  size: string;
+  image: string;
+}
+
+const BENCHED: VendorUnderBench[] = [
+  { vendor: 'hetzner', start: (token, latencyMs) => startHetznerDouble({ token, latencyMs, actionMs: 1000 }), regions: ['fsn1', 'nbg1', 'hel1'], size: 'cx22', image: 'debian-12' },
+  {
+    vendor: 'digitalocean', start: (token, latencyMs) => startDigitalOceanDouble({ token, latencyMs, actionMs: 1000 }), regions: ['fra1', 'ams3', 'nyc3'], size: 's-1vcpu-1gb',
+    image: 'debian-12-x64',
+  },
+];
+
+async function bench(target: VendorUnderBench, progress: (line: string) => void): Promise<VendorFigures> {
+  const { vendor } = target;
   const root = mkdtempSync(join(tmpdir(), 'cairn-bench-vendors-'));
   process.env.CAIRN_ALLOW_PRIVATE_ENDPOINTS = 'true';
-  process.env.CAIRN_BENCH_HCLOUD_TOKEN = 'bench-token';
-  const double = await startHetznerDouble({ token: 'bench-token', latencyMs: LATENCY_MS, actionMs: 1000 });
+  const tokenEnv = `CAIRN_BENCH_${vendor.toUpperCase()}_TOKEN`;
+  process.env[tokenEnv] = 'bench-token';
+  const double = await target.start('bench-token', LATENCY_MS);
   const store = Store.open(join(root, 'state'));
   const controller = new Controller(store, { dataDir: join(root, 'state'), pollMs: 1000 });
   try {
-    const provider: AnyManifest = { apiVersion: 'cairn.dev/v1', kind: 'Provider', metadata: { name: 'hetzner' }, spec: { vendor: 'hetzner', endpoint: double.url, credentialsRef: { env: 'CAIRN_BENCH_HCLOUD_TOKEN' } } };
+    const provider: AnyManifest = { apiVersion: 'cairn.dev/v1', kind: 'Provider', metadata: { name: vendor }, spec: { vendor, endpoint: double.url, credentialsRef: { env: tokenEnv } } };
     const servers: AnyManifest[] = Array.from({ length: SERVERS }, (_, i) => ({
-      apiVersion: 'cairn.dev/v1', kind: 'Server', metadata: { name: `web-${i}` }, spec: { provider: 'hetzner', region: ['fsn1', 'nbg1', 'hel1'][i % 3] ?? 'fsn1', size: 'cx22', image: 'debian-12' },
+      apiVersion: 'cairn.dev/v1', kind: 'Server', metadata: { name: `web-${i}` },
+      spec: { provider: vendor, region: target.regions[i % target.regions.length] ?? '', size: target.size, image: target.image },
     }));
     const started = performance.now();
     store.resources.apply('default', 'api', [provider, ...servers]);
@@ -47,13 +69,13 @@ async function hetzner(progress: (line: string) => void): Promise<VendorFigures>
     const ready = (): number =>
       store.resources.list({ tenant: 'default', kind: 'Server' }).filter((r) => r.status.conditions.some((c) => c.type === 'Ready' && c.status === 'True')).length;
     for (let seen = 0; seen < SERVERS; seen = ready()) {
-      if (performance.now() - started > 300_000) throw new Error(`hetzner: ${seen} of ${SERVERS} servers ready after 300 s`);
+      if (performance.now() - started > 300_000) throw new Error(`${vendor}: ${seen} of ${SERVERS} servers ready after 300 s`);
       await new Promise((resolve) => setTimeout(resolve, 50));
     }
     const readyMs = performance.now() - started;
-    if (double.violations.length > 0) throw new Error(`hetzner: requests or answers outside the document: ${double.violations.slice(0, 3).join('; ')}`);
-    progress(`hetzner: ${SERVERS} servers ready in ${seconds(readyMs)}`);
-    return { vendor: 'hetzner', servers: SERVERS, latencyMs: LATENCY_MS, readyMs, calls: double.calls.length, callsPerServer: double.calls.length / SERVERS };
+    if (double.violations.length > 0) throw new Error(`${vendor}: requests or answers outside the document: ${double.violations.slice(0, 3).join('; ')}`);
+    progress(`${vendor}: ${SERVERS} servers ready in ${seconds(readyMs)}`);
+    return { vendor, servers: SERVERS, latencyMs: LATENCY_MS, readyMs, calls: double.calls.length, callsPerServer: double.calls.length / SERVERS };
   } finally {
     await controller.stop();
     store.close();
@@ -63,13 +85,15 @@ async function hetzner(progress: (line: string) => void): Promise<VendorFigures>
 }
 
 async function run(progress: (line: string) => void): Promise<VendorsResult> {
-  return { vendors: [await hetzner(progress)] };
+  const vendors: VendorFigures[] = [];
+  for (const target of BENCHED) vendors.push(await bench(target, progress));
+  return { vendors };
 }
 
 function format(r: VendorsResult): string[] {
   return [
     `vendors: ${count(SERVERS)} servers per vendor against its double answering in ${LATENCY_MS} ms`,
-    ...r.vendors.map((v) => `  ${v.vendor.padEnd(8)} all Ready after ${seconds(v.readyMs)}; ${count(v.calls)} calls, ${v.callsPerServer.toFixed(1)} per server`),
+    ...r.vendors.map((v) => `  ${v.vendor.padEnd(12)} all Ready after ${seconds(v.readyMs)}; ${count(v.calls)} calls, ${v.callsPerServer.toFixed(1)} per server`),
   ];
 }
 

@@ -3,6 +3,7 @@
  */
 import type { Vendor } from './contract.js';
 import { UnsupportedError } from './errors.js';
+import { digitalOceanVendor } from './digitalocean/index.js';
 import { hetznerVendor } from './hetzner/index.js';
 import { localVendor } from './local/index.js';
 import { sandboxVendor } from './sandbox/index.js';
@@ -11,6 +12,7 @@ export const vendors: Map<string, Vendor> = new Map<string, Vendor>([
   [sandboxVendor.id, sandboxVendor],
   [localVendor.id, localVendor],
   [hetznerVendor.id, hetznerVendor],
+  [digitalOceanVendor.id, digitalOceanVendor],
 ]);
 
 /** The vendor with this id; throws an UnsupportedError listing the supported ones otherwise. */
