@@ -6,44 +6,16 @@
  * said plainly (before anything is sent), 30% faults absorbed, and a 429 storm kept within the
  * budget.
  */
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { afterAll, describe, expect, it } from 'vitest';
-import type { CloudDriver, DriverConfig } from '../../src/drivers/contract.js';
+import { describe, expect, it } from 'vitest';
 import { digitalOceanVendor } from '../../src/drivers/digitalocean/index.js';
 import { isTagName, keyFromTags, tagForKey } from '../../src/drivers/digitalocean/key-tag.js';
 import { runCloudDriverContract } from '../../src/drivers/driver.contract.js';
 import { UnsupportedError, VendorAuthError, VendorRejectedError, VendorUnavailableError } from '../../src/drivers/errors.js';
-import { generateMasterKey } from '../../src/secrets/master-key.js';
-import { keyringDataKeys } from '../../src/secrets/sealed-stream.js';
-import { startDigitalOceanDouble, type DigitalOceanDouble } from '../doubles/digitalocean.js';
+import { startDigitalOceanDouble, type DigitalOceanDoubleOptions } from '../doubles/digitalocean.js';
+import { describeVendorFaultCases } from '../support/vendor-fault-cases.js';
+import { vendorTestSetup } from '../support/vendor-test-setup.js';
 
-const MASTER = generateMasterKey();
-const TOKEN = 'digitalocean-test-token';
-const dataDir = mkdtempSync(join(tmpdir(), 'cairn-digitalocean-'));
-const doubles: DigitalOceanDouble[] = [];
-
-function config(url: string, overrides: Partial<DriverConfig> = {}): DriverConfig {
-  return {
-    providerName: 'digitalocean', spec: { vendor: 'digitalocean', endpoint: url }, credentials: { token: TOKEN }, dataDir, requestTimeoutMs: 5_000,
-    dataKeys: keyringDataKeys({ active: MASTER, keys: [MASTER] }), ...overrides,
-  };
-}
-
-async function double(options: Parameters<typeof startDigitalOceanDouble>[0] = {}): Promise<DigitalOceanDouble> {
-  const started = await startDigitalOceanDouble(options);
-  doubles.push(started);
-  return started;
-}
-
-afterAll(async () => {
-  for (const d of doubles) {
-    expect(d.violations, 'requests or answers outside DigitalOcean’s document').toEqual([]);
-    await d.stop();
-  }
-  rmSync(dataDir, { recursive: true, force: true });
-});
+const { config, double } = vendorTestSetup('digitalocean', 'DigitalOcean', (options: DigitalOceanDoubleOptions) => startDigitalOceanDouble(options));
 
 runCloudDriverContract('digitalocean', async () => {
   const d = await double();
@@ -129,32 +101,15 @@ describe('digitalocean driver', () => {
     await expect(digitalOceanVendor.createRuntimeDriver(config('http://127.0.0.1:1'))).rejects.toThrow(/managed databases on DigitalOcean are not built yet.*SSH/);
   });
 
-  it('converges through 30% vendor faults: reads are sent again, a failed create is asked again under the same key', async () => {
-    const d = await double();
-    d.setFaultRatio(0.3, 7);
-    const driver: CloudDriver = await digitalOceanVendor.createCloudDriver(config(d.url));
-    expect((await driver.regions()).length).toBe(14);
-    for (let i = 0; i < 5; i++) {
-      const key = `cairn-faults-${i}`;
-      let created = false;
-      for (let attempt = 0; attempt < 10 && !created; attempt++) {
-        created = await driver.servers.create(key, { ...desired, name: `faults-${i}` }).then(() => true, (error: unknown) => {
-          if (!(error instanceof VendorUnavailableError)) throw error;
-          return false;
-        });
-      }
-      expect(created).toBe(true);
-    }
-    expect(d.droplets().map((s) => s.name).sort()).toEqual(['faults-0', 'faults-1', 'faults-2', 'faults-3', 'faults-4']);
-    expect(d.calls.length, 'calls for 5 droplets and the catalog').toBeLessThan(60);
-  });
 
-  it('keeps to the budget in a 429 storm: every call lands, few are refused', async () => {
-    const d = await double({ rateLimit: { limit: 5, windowMs: 1000 } });
-    const driver = await digitalOceanVendor.createCloudDriver(config(d.url));
-    const results = await Promise.all(Array.from({ length: 15 }, (_, i) => driver.servers.observe({ key: `cairn-storm-${i}` })));
-    expect(results.every((r) => r === null)).toBe(true);
-    const refused = d.calls.filter((c) => c.status === 429).length;
-    expect(refused, `429s of ${d.calls.length} calls`).toBeLessThanOrEqual(10);
-  }, 30_000);
+});
+
+describeVendorFaultCases({
+  vendor: 'digitalocean',
+  start: async (rateLimit) => {
+    const d = await double(rateLimit ? { rateLimit } : {});
+    return { url: d.url, calls: d.calls, setFaultRatio: (ratio, seed) => d.setFaultRatio(ratio, seed), names: () => d.droplets().map((s) => s.name) };
+  },
+  driver: (url) => digitalOceanVendor.createCloudDriver(config(url)),
+  desired: { name: 'web-1', region: 'fra1', size: 's-1vcpu-1gb', image: 'debian-12-x64' },
 });

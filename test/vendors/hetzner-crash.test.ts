@@ -1,90 +1,22 @@
 /**
- * @module Crash safety at Hetzner (its double): `cairn apply` and `cairn delete` of eight
- * servers killed with SIGKILL at seeded random moments (`CAIRN_CRASH_SEED` replays). Hetzner
- * takes no client token, so this proves the label idempotency: after every kill no server name
- * is held twice at the vendor, a last apply converges to exactly one of each, and a delete leaves
- * none behind (a create whose answer was lost is found by its label, not leaked).
+ * @module Crash safety at Hetzner (its double), by the crash test every vendor runs
+ * (test/support/vendor-crash.ts). Hetzner takes no client token, so this proves the label
+ * idempotency: a create whose answer was lost is found by its `cairn-key` label, never made
+ * twice or leaked.
  */
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { Store } from '../../src/store/store.js';
-import { collect, runCairn, spawnCairn } from '../support/cairn-process.js';
-import { crashSeed, seededRandom } from '../support/seeded-random.js';
-import { startHetznerDouble, type HetznerDouble } from '../doubles/hetzner.js';
+import { startHetznerDouble } from '../doubles/hetzner.js';
+import { describeVendorCrashTest } from '../support/vendor-crash.js';
 
-const KILLS = Number(process.env.CAIRN_CRASH_KILLS ?? 12);
-const NAMES = Array.from({ length: 8 }, (_, i) => `web-${i + 1}`);
-const TOKEN = 'hetzner-crash-token';
-const root = mkdtempSync(join(tmpdir(), 'cairn-hetzner-crash-'));
-const dir = join(root, 'manifests');
-const dataDir = join(root, 'state');
-const env = { HCLOUD_TOKEN: TOKEN, CAIRN_POLL_MS: '100', CAIRN_PER_PROVIDER: '3' };
-let double: HetznerDouble;
-
-function write(size: string): void {
-  writeFileSync(join(dir, 'provider.yaml'), `apiVersion: cairn.dev/v1\nkind: Provider\nmetadata: { name: hetzner }\nspec:\n  vendor: hetzner\n  endpoint: ${double.url}\n  credentialsRef: { env: HCLOUD_TOKEN }\n`);
-  writeFileSync(
-    join(dir, 'servers.yaml'),
-    NAMES.map((name, i) => `apiVersion: cairn.dev/v1\nkind: Server\nmetadata: { name: ${name} }\nspec: { provider: hetzner, region: ${['fsn1', 'nbg1', 'hel1'][i % 3]}, size: ${size}, image: debian-12 }\n`).join('---\n'),
-  );
-}
-
-function counts(): Record<string, number> {
-  const result: Record<string, number> = {};
-  for (const s of double.servers()) result[s.name] = (result[s.name] ?? 0) + 1;
-  return result;
-}
-
-beforeAll(async () => {
-  double = await startHetznerDouble({ token: TOKEN, actionMs: 300, latencyMs: 20, slowAnswers: { operationIds: ['create_server'], ms: 400 } });
-  mkdirSync(dir);
-});
-afterAll(async () => {
-  expect(double.violations, 'requests or answers outside Hetzner’s document').toEqual([]);
-  await double.stop();
-  rmSync(root, { recursive: true, force: true });
-});
-
-describe('SIGKILL during apply and delete at Hetzner', () => {
-  it(`never duplicates a server over ${KILLS} kills, then converges`, async () => {
-    const seed = crashSeed(`crash test against the Hetzner double, ${KILLS} kills`);
-    const random = seededRandom(seed);
-    let landed = 0;
-    const history: string[] = [];
-    for (let kill = 0; kill < KILLS; kill++) {
-      const deleting = random() < 0.3;
-      write(['cx22', 'cx32'][kill % 2] ?? 'cx22');
-      const args = deleting ? ['delete', '-f', join(dir, 'servers.yaml'), '--auto-approve', '--data-dir', dataDir] : ['apply', '-f', dir, '--auto-approve', '--wait', '--data-dir', dataDir];
-      const child = spawnCairn(args, { env });
-      const done = collect(child, { timeoutMs: 60_000 });
-      // The kill comes a random moment after the command starts reconciling (its first progress
-      // line), when creates are likely to have reached Hetzner with their answers still on the way.
-      const delay = Math.floor(random() * 800);
-      let timer: NodeJS.Timeout | undefined;
-      child.stdout?.on('data', (chunk: Buffer) => {
-        if (timer === undefined && /: (pending|provisioning|creating|deleting|running)/.test(chunk.toString())) timer = setTimeout(() => child.kill('SIGKILL'), delay);
-      });
-      const result = await done;
-      clearTimeout(timer);
-      if (result.signal === 'SIGKILL') landed++;
-      const store = Store.open(dataDir);
-      const rows = store.resources.list({ tenant: 'default', kind: 'Server' }).map((r) => `${r.name}:${r.uid.slice(0, 8)}:${r.status.externalId ?? '-'}:${store.operations.get(r.uid, 'create') ? 'P' : ''}:${r.deletionTimestamp ? 'D' : ''}`).join(' ');
-      store.close();
-      history.push(`rows ${rows}\nrun ${kill} ${args[0]} ${result.signal ?? result.code} ${result.signal ? '' : result.stdout.slice(-1500)}: ${JSON.stringify(double.servers().map((x) => [x.name, x.labels['cairn-key']?.slice(0, 14), x.labels['cairn-key']?.slice(-2)]))}`);
-      const doubled = Object.entries(counts()).filter(([, n]) => n > 1);
-      expect(doubled, `seed ${seed}, run ${kill} (${args[0]}) killed at ${delay} ms: servers held twice`).toEqual([]);
-    }
-    expect(landed, `seed ${seed}: kills that interrupted a running command`).toBeGreaterThanOrEqual(Math.ceil(KILLS / 2));
-
-    write('cx32');
-    const final = await runCairn(['apply', '-f', dir, '--auto-approve', '--wait', '--data-dir', dataDir], { env, timeoutMs: 120_000 });
-    expect(final.code, `seed ${seed}: ${final.stdout}${final.stderr}\nat Hetzner: ${JSON.stringify(double.servers().map((x) => [x.name, x.labels['cairn-key']]))}\nhistory: ${history.join('\n')}`).toBe(0);
-    expect(counts(), `seed ${seed}: servers after the last apply`).toEqual(Object.fromEntries(NAMES.map((n) => [n, 1])));
-    expect(double.servers().every((s) => s.status === 'running' && s.type === 'cx32')).toBe(true);
-    const removed = await runCairn(['delete', '-f', join(dir, 'servers.yaml'), '--auto-approve', '--wait', '--data-dir', dataDir], { env, timeoutMs: 120_000 });
-    expect(removed.code, `seed ${seed}: ${removed.stdout}${removed.stderr}`).toBe(0);
-    expect(double.servers(), `seed ${seed}: servers left at Hetzner that cairn no longer knows`).toEqual([]);
-  }, 600_000);
+describeVendorCrashTest({
+  vendor: 'hetzner',
+  title: 'Hetzner',
+  tokenEnv: 'HCLOUD_TOKEN',
+  token: 'hetzner-crash-token',
+  regions: ['fsn1', 'nbg1', 'hel1'],
+  image: 'debian-12',
+  sizes: ['cx22', 'cx32'],
+  async start() {
+    const double = await startHetznerDouble({ token: 'hetzner-crash-token', actionMs: 300, latencyMs: 20, slowAnswers: { operationIds: ['create_server'], ms: 400 } });
+    return { ...double, held: () => double.servers().map((s) => ({ name: s.name, key: s.labels['cairn-key'], size: s.type, running: s.status === 'running' })) };
+  },
 });

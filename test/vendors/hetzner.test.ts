@@ -4,43 +4,15 @@
  * a create whose answer was lost found again by its label (never made twice), refused tokens
  * and sizes said plainly, 30% faults absorbed, and a 429 storm kept within the budget.
  */
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { afterAll, describe, expect, it } from 'vitest';
-import type { CloudDriver, DriverConfig } from '../../src/drivers/contract.js';
+import { describe, expect, it } from 'vitest';
 import { runCloudDriverContract } from '../../src/drivers/driver.contract.js';
 import { VendorAuthError, VendorRejectedError, VendorUnavailableError } from '../../src/drivers/errors.js';
 import { hetznerVendor } from '../../src/drivers/hetzner/index.js';
-import { generateMasterKey } from '../../src/secrets/master-key.js';
-import { keyringDataKeys } from '../../src/secrets/sealed-stream.js';
-import { startHetznerDouble, type HetznerDouble } from '../doubles/hetzner.js';
+import { startHetznerDouble, type HetznerDoubleOptions } from '../doubles/hetzner.js';
+import { describeVendorFaultCases } from '../support/vendor-fault-cases.js';
+import { vendorTestSetup } from '../support/vendor-test-setup.js';
 
-const MASTER = generateMasterKey();
-const TOKEN = 'hetzner-test-token';
-const dataDir = mkdtempSync(join(tmpdir(), 'cairn-hetzner-'));
-const doubles: HetznerDouble[] = [];
-
-function config(url: string, overrides: Partial<DriverConfig> = {}): DriverConfig {
-  return {
-    providerName: 'hetzner', spec: { vendor: 'hetzner', endpoint: url }, credentials: { token: TOKEN }, dataDir, requestTimeoutMs: 5_000,
-    dataKeys: keyringDataKeys({ active: MASTER, keys: [MASTER] }), ...overrides,
-  };
-}
-
-async function double(options: Parameters<typeof startHetznerDouble>[0] = {}): Promise<HetznerDouble> {
-  const started = await startHetznerDouble(options);
-  doubles.push(started);
-  return started;
-}
-
-afterAll(async () => {
-  for (const d of doubles) {
-    expect(d.violations, 'requests or answers outside Hetzner’s document').toEqual([]);
-    await d.stop();
-  }
-  rmSync(dataDir, { recursive: true, force: true });
-});
+const { config, double } = vendorTestSetup('hetzner', 'Hetzner', (options: HetznerDoubleOptions) => startHetznerDouble(options));
 
 runCloudDriverContract('hetzner', async () => {
   const d = await double();
@@ -75,40 +47,16 @@ describe('hetzner driver', () => {
     await expect(hetznerVendor.createRuntimeDriver(config('http://127.0.0.1:1'))).rejects.toThrow(/no managed databases.*SSH/);
   });
 
-  it('converges through 30% vendor faults: reads are sent again, a failed create is asked again under the same key', async () => {
-    const d = await double();
-    d.setFaultRatio(0.3, 7);
-    const driver: CloudDriver = await hetznerVendor.createCloudDriver(config(d.url));
-    expect((await driver.regions()).map((r) => r.slug)).toEqual(['fsn1', 'nbg1', 'hel1', 'ash', 'hil', 'sin']);
-    for (let i = 0; i < 5; i++) {
-      const key = `cairn-faults-${i}`;
-      let created = false;
-      for (let attempt = 0; attempt < 10 && !created; attempt++) {
-        created = await driver.servers.create(key, { ...desired, name: `faults-${i}` }).then(() => true, (error: unknown) => {
-          if (!(error instanceof VendorUnavailableError)) throw error;
-          return false;
-        });
-      }
-      expect(created).toBe(true);
-    }
-    expect(d.servers().map((s) => s.name).sort()).toEqual(['faults-0', 'faults-1', 'faults-2', 'faults-3', 'faults-4']);
-    expect(d.calls.length, 'calls for 5 servers and the regions').toBeLessThan(60);
-  });
 
-  it('keeps to the budget once the vendor has said what is left: a burst of calls all land, none refused', async () => {
-    const d = await double({ rateLimit: { limit: 5, windowMs: 1000 } });
-    const driver = await hetznerVendor.createCloudDriver(config(d.url));
-    expect(await driver.servers.observe({ key: 'cairn-storm-first' })).toBeNull();
-    const results = await Promise.all(Array.from({ length: 8 }, (_, i) => driver.servers.observe({ key: `cairn-storm-${i}` })));
-    expect(results.every((r) => r === null)).toBe(true);
-    expect(d.calls.filter((c) => c.status === 429), `of ${d.calls.length} calls`).toEqual([]);
-  }, 30_000);
 
-  it('waits out 429s when it had no word from the vendor yet: every call lands', async () => {
-    const d = await double({ rateLimit: { limit: 5, windowMs: 1000 } });
-    const driver = await hetznerVendor.createCloudDriver(config(d.url));
-    const results = await Promise.all(Array.from({ length: 10 }, (_, i) => driver.servers.observe({ key: `cairn-storm-${i}` })));
-    expect(results.every((r) => r === null)).toBe(true);
-    expect(d.calls.filter((c) => c.status === 200)).toHaveLength(10);
-  }, 30_000);
+});
+
+describeVendorFaultCases({
+  vendor: 'hetzner',
+  start: async (rateLimit) => {
+    const d = await double(rateLimit ? { rateLimit } : {});
+    return { url: d.url, calls: d.calls, setFaultRatio: (ratio, seed) => d.setFaultRatio(ratio, seed), names: () => d.servers().map((s) => s.name) };
+  },
+  driver: (url) => hetznerVendor.createCloudDriver(config(url)),
+  desired: { name: 'web-1', region: 'fsn1', size: 'cx22', image: 'debian-12' },
 });

@@ -1,36 +1,34 @@
 /**
  * @module The DigitalOcean driver: droplets (droplets.ts), power actions, regions and sizes
- * (every page, cached), and a credential test by the cheapest authenticated read. Droplet
+ * (every page), on the kit's shared catalog, credential test and metrics refusal. Droplet
  * metrics at DigitalOcean come from its monitoring agent on the droplet, which cairn does not
  * install, so metrics are refused with that reason rather than made up.
  */
-import type { CallOptions, CloudDriver, CredentialTest, PowerAction, Region, ServerMetrics, ServerObserved, Size } from '../contract.js';
-import { UnsupportedError, VendorAuthError, VendorRejectedError } from '../errors.js';
-import { CatalogCache } from '../kit/catalog-cache.js';
+import type { CallOptions, PowerAction, ServerObserved } from '../contract.js';
+import type { Catalog } from '../kit/catalog-cache.js';
+import { KitCloudDriver } from '../kit/kit-cloud-driver.js';
 import { readAllPages } from '../kit/pagination.js';
 import type { VendorHttpClient } from '../kit/vendor-http.js';
 import { WireReader } from '../kit/wire-reader.js';
 import { DigitalOceanDroplets } from './droplets.js';
 import { isAvailable, nextPage, readRegion, readSize } from './wire-format.js';
 
-const METRICS_UNSUPPORTED =
-  "DigitalOcean's monitoring API reports memory and disk use only from its agent on the droplet, which cairn does not install; cairn will read them from the server itself over SSH (not built yet)";
-
 /** Items per page cairn asks for (DigitalOcean allows up to 200). */
 const PER_PAGE = 100;
 
-export class DigitalOceanCloudDriver implements CloudDriver {
-  readonly vendor = 'digitalocean';
+export class DigitalOceanCloudDriver extends KitCloudDriver {
   readonly servers: DigitalOceanDroplets;
-  readonly metricsUnsupported = METRICS_UNSUPPORTED;
-  private readonly catalog: CatalogCache;
 
-  constructor(
-    private readonly client: VendorHttpClient,
-    private readonly describeEndpoint: string,
-    actionPollMs = 500,
-  ) {
-    this.catalog = new CatalogCache('digitalocean', async () => ({ regions: await this.listRegions(), sizes: await this.listSizes() }));
+  constructor(client: VendorHttpClient, describeEndpoint: string, actionPollMs = 500) {
+    super(client, {
+      vendor: 'digitalocean',
+      describeEndpoint,
+      credentialProbePath: '/droplets',
+      tokenHelp:
+        'create a personal access token with read and write scopes (or custom scopes droplet:*, tag:*, regions:read, sizes:read) under API → Tokens in the DigitalOcean control panel',
+      metricsUnsupported:
+        "DigitalOcean's monitoring API reports memory and disk use only from its agent on the droplet, which cairn does not install; cairn will read them from the server itself over SSH (not built yet)",
+    });
     this.servers = new DigitalOceanDroplets(client, actionPollMs, (region, size) => this.catalog.checkPlacement(region, size));
   }
 
@@ -48,43 +46,9 @@ export class DigitalOceanCloudDriver implements CloudDriver {
     }, `digitalocean: ${doing}`);
   }
 
-  private async listRegions(): Promise<Region[]> {
-    return (await this.list('/regions', 'regions', 'list regions')).map(readRegion);
-  }
-
-  private async listSizes(): Promise<Size[]> {
-    return (await this.list('/sizes', 'sizes', 'list sizes')).filter(isAvailable).map(readSize);
-  }
-
-  async regions(): Promise<Region[]> {
-    return (await this.catalog.get()).regions;
-  }
-
-  async sizes(): Promise<Size[]> {
-    return (await this.catalog.get()).sizes;
-  }
-
-  async testCredentials(options: CallOptions = {}): Promise<CredentialTest> {
-    try {
-      await this.client.call({ method: 'GET', path: '/droplets', query: { per_page: 1 }, doing: 'test the API token', signal: options.signal });
-      return { ok: true, message: `digitalocean: the API token is accepted at ${this.describeEndpoint}` };
-    } catch (error) {
-      if (error instanceof VendorAuthError) {
-        return {
-          ok: false,
-          message: `${error.message}: the API token was refused; create a personal access token with read and write scopes (or custom scopes droplet:*, tag:*, regions:read, sizes:read) under API → Tokens in the DigitalOcean control panel`,
-        };
-      }
-      if (error instanceof VendorRejectedError) return { ok: false, message: error.message };
-      throw error;
-    }
-  }
-
-  metrics(): Promise<ServerMetrics> {
-    return Promise.reject(new UnsupportedError(`digitalocean: ${METRICS_UNSUPPORTED}`));
-  }
-
-  close(): Promise<void> {
-    return Promise.resolve();
+  protected async listCatalog(): Promise<Catalog> {
+    const regions = (await this.list('/regions', 'regions', 'list regions')).map(readRegion);
+    const sizes = (await this.list('/sizes', 'sizes', 'list sizes')).filter(isAvailable).map(readSize);
+    return { regions, sizes };
   }
 }

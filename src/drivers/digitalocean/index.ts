@@ -4,12 +4,10 @@
  * personal access token, within DigitalOcean's budget of 5,000 requests an hour (and 250 a
  * minute, the bucket's burst) per token.
  */
-import { createHash } from 'node:crypto';
 import type { CloudDriver, CredentialField, DriverConfig, RuntimeDriver, Vendor } from '../contract.js';
-import { UnsupportedError, VendorAuthError } from '../errors.js';
-import { checkedEndpoint } from '../kit/endpoint.js';
-import { sharedBudget } from '../kit/rate-budget.js';
-import { VendorHttpClient, type VendorErrorText } from '../kit/vendor-http.js';
+import { UnsupportedError } from '../errors.js';
+import { bearerTokenClient } from '../kit/bearer-client.js';
+import type { VendorErrorText } from '../kit/vendor-http.js';
 import { DigitalOceanCloudDriver } from './cloud-driver.js';
 
 export const DIGITALOCEAN_API = 'https://api.digitalocean.com/v2';
@@ -29,22 +27,8 @@ function readError(body: unknown): VendorErrorText | undefined {
   return { message: `${error.message}${code}`, ...(PENDING_EVENT.test(error.message) ? { passing: true } : {}) };
 }
 
-function connect(config: DriverConfig): { client: VendorHttpClient; baseUrl: string } {
-  const token = config.credentials?.['token'];
-  if (token === undefined || token === '') {
-    throw new VendorAuthError(`Provider/${config.providerName}: digitalocean needs credentials with a "token" (a DigitalOcean personal access token)`);
-  }
-  const baseUrl = checkedEndpoint(config.providerName, config.spec.endpoint) ?? DIGITALOCEAN_API;
-  const fingerprint = createHash('sha256').update(token).digest('hex').slice(0, 16);
-  const client = new VendorHttpClient({
-    label: 'digitalocean',
-    baseUrl,
-    authorize: () => ({ authorization: `Bearer ${token}` }),
-    readError,
-    requestTimeoutMs: config.requestTimeoutMs,
-    budget: sharedBudget(`digitalocean ${baseUrl} ${fingerprint}`, { perHour: 5000, burst: 250 }),
-  });
-  return { client, baseUrl };
+function connect(config: DriverConfig): ReturnType<typeof bearerTokenClient> {
+  return bearerTokenClient({ id: 'digitalocean', tokenName: 'a DigitalOcean personal access token', defaultBaseUrl: DIGITALOCEAN_API, readError, budget: { perHour: 5000, burst: 250 } }, config);
 }
 
 export const digitalOceanVendor: Vendor = {

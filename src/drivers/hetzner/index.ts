@@ -3,12 +3,10 @@
  * (https://api.hetzner.cloud/v1, or the Provider's `spec.endpoint`), authenticated by a project's
  * API token, within Hetzner's budget of 3,600 requests an hour per project.
  */
-import { createHash } from 'node:crypto';
 import type { CloudDriver, CredentialField, DriverConfig, RuntimeDriver, Vendor } from '../contract.js';
-import { UnsupportedError, VendorAuthError } from '../errors.js';
-import { checkedEndpoint } from '../kit/endpoint.js';
-import { sharedBudget } from '../kit/rate-budget.js';
-import { VendorHttpClient, type VendorErrorText } from '../kit/vendor-http.js';
+import { UnsupportedError } from '../errors.js';
+import { bearerTokenClient } from '../kit/bearer-client.js';
+import type { VendorErrorText } from '../kit/vendor-http.js';
 import { HetznerCloudDriver } from './cloud-driver.js';
 
 export const HETZNER_API = 'https://api.hetzner.cloud/v1';
@@ -29,22 +27,8 @@ function readError(body: unknown): VendorErrorText | undefined {
   return { message: `${error.message}${code}`, ...(typeof field === 'string' ? { field } : {}), ...(PASSING.has(String(error.code)) ? { passing: true } : {}) };
 }
 
-function connect(config: DriverConfig): { client: VendorHttpClient; baseUrl: string } {
-  const token = config.credentials?.['token'];
-  if (token === undefined || token === '') {
-    throw new VendorAuthError(`Provider/${config.providerName}: hetzner needs credentials with a "token" (a Hetzner Cloud API token)`);
-  }
-  const baseUrl = checkedEndpoint(config.providerName, config.spec.endpoint) ?? HETZNER_API;
-  const fingerprint = createHash('sha256').update(token).digest('hex').slice(0, 16);
-  const client = new VendorHttpClient({
-    label: 'hetzner',
-    baseUrl,
-    authorize: () => ({ authorization: `Bearer ${token}` }),
-    readError,
-    requestTimeoutMs: config.requestTimeoutMs,
-    budget: sharedBudget(`hetzner ${baseUrl} ${fingerprint}`, { perHour: 3600, burst: 3600 }),
-  });
-  return { client, baseUrl };
+function connect(config: DriverConfig): ReturnType<typeof bearerTokenClient> {
+  return bearerTokenClient({ id: 'hetzner', tokenName: 'a Hetzner Cloud API token', defaultBaseUrl: HETZNER_API, readError, budget: { perHour: 3600, burst: 3600 } }, config);
 }
 
 export const hetznerVendor: Vendor = {
