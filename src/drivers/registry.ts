@@ -7,12 +7,14 @@ import { digitalOceanVendor } from './digitalocean/index.js';
 import { hetznerVendor } from './hetzner/index.js';
 import { localVendor } from './local/index.js';
 import { sandboxVendor } from './sandbox/index.js';
+import { vultrVendor } from './vultr/index.js';
 
 export const vendors: Map<string, Vendor> = new Map<string, Vendor>([
   [sandboxVendor.id, sandboxVendor],
   [localVendor.id, localVendor],
   [hetznerVendor.id, hetznerVendor],
   [digitalOceanVendor.id, digitalOceanVendor],
+  [vultrVendor.id, vultrVendor],
 ]);
 
 /** The vendor with this id; throws an UnsupportedError listing the supported ones otherwise. */
