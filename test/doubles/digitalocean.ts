@@ -8,7 +8,7 @@
  * document (test/vendor-apis/digitalocean/specification/droplets.v2.yaml and the files it
  * refers to). Like DigitalOcean, it lets two droplets share a name: only tags tell them apart.
  */
-import { startVendorDouble, vendorDocument, type DoubleAnswer, type DoubleRequest, type VendorDouble } from '../support/vendor-double.js';
+import { startVendorDouble, vendorDocument, type DoubleAnswer, type DoubleRequest, type VendorDouble, type CommonDoubleOptions } from '../support/vendor-double.js';
 
 const DOCUMENT = vendorDocument('digitalocean', 'specification', 'droplets.v2.yaml');
 const PUBLIC_BASE = 'https://api.digitalocean.com/v2';
@@ -34,14 +34,7 @@ const SIZES: Array<[string, number, number, number, number, string[], boolean]> 
   ['s-1vcpu-512mb-10gb', 1, 512, 10, 4, ['nyc1', 'fra1'], false],
 ];
 
-export interface DigitalOceanDoubleOptions {
-  token?: string;
-  /** How long an action (create, power, resize) is in progress. Default 150 ms. */
-  actionMs?: number;
-  /** DigitalOcean's budget: 5,000 requests an hour; tests pass a small one to provoke 429s. */
-  rateLimit?: { limit: number; windowMs: number };
-  latencyMs?: number;
-  slowAnswers?: { operationIds: readonly string[]; ms: number };
+export interface DigitalOceanDoubleOptions extends CommonDoubleOptions {
   /** The most items a page holds whatever `per_page` asks (DigitalOcean: 200); small to make lists page. */
   maxPerPage?: number;
 }

@@ -5,7 +5,7 @@
  * prices, Hetzner's error shape, bearer tokens, and its published budget as 429s. Every request
  * and answer is checked against Hetzner's document (test/vendor-apis/hetzner/hcloud.json).
  */
-import { startVendorDouble, vendorDocument, type DoubleAnswer, type DoubleRequest, type VendorDouble } from '../support/vendor-double.js';
+import { startVendorDouble, vendorDocument, type DoubleAnswer, type DoubleRequest, type VendorDouble, type CommonDoubleOptions } from '../support/vendor-double.js';
 
 const DOCUMENT = vendorDocument('hetzner', 'hcloud.json');
 
@@ -30,15 +30,7 @@ const TYPES: Array<[string, number, number, number, number, string[]]> = [
   ['cax11', 2, 4, 40, 4.51, ['fsn1', 'nbg1', 'hel1']],
 ];
 
-export interface HetznerDoubleOptions {
-  token?: string;
-  /** How long an action (create, power, change type) runs. Default 150 ms. */
-  actionMs?: number;
-  /** Hetzner's budget: 3,600 requests an hour; tests pass a small one to provoke 429s. */
-  rateLimit?: { limit: number; windowMs: number };
-  latencyMs?: number;
-  slowAnswers?: { operationIds: readonly string[]; ms: number };
-}
+export type HetznerDoubleOptions = CommonDoubleOptions;
 
 type Json = Record<string, unknown>;
 type ServerStatus = 'initializing' | 'starting' | 'running' | 'stopping' | 'off' | 'deleting';

@@ -9,7 +9,7 @@
  * tags tell them apart.
  */
 import { randomUUID } from 'node:crypto';
-import { startVendorDouble, vendorDocument, type DoubleAnswer, type DoubleRequest, type VendorDouble } from '../support/vendor-double.js';
+import { startVendorDouble, vendorDocument, type DoubleAnswer, type DoubleRequest, type VendorDouble, type CommonDoubleOptions } from '../support/vendor-double.js';
 
 const DOCUMENT = vendorDocument('vultr', 'openapi.json');
 
@@ -36,14 +36,7 @@ const SYSTEMS: Array<[number, string, string]> = [
   [2284, 'Ubuntu 24.04 LTS x64', 'ubuntu'], [542, 'CentOS 9 Stream x64', 'centos'], [159, 'Custom', 'iso'],
 ];
 
-export interface VultrDoubleOptions {
-  token?: string;
-  /** How long an instance is pending after a create, or resizing after a plan change. Default 150 ms. */
-  actionMs?: number;
-  /** Vultr's limit: 30 requests a second; tests pass a small one to provoke 429s. */
-  rateLimit?: { limit: number; windowMs: number };
-  latencyMs?: number;
-  slowAnswers?: { operationIds: readonly string[]; ms: number };
+export interface VultrDoubleOptions extends CommonDoubleOptions {
   /** The most items a page holds whatever `per_page` asks (Vultr: 500); small to make lists page. */
   maxPerPage?: number;
 }

@@ -49,6 +49,17 @@ export interface VendorDoubleOptions {
   slowAnswers?: { operationIds: readonly string[]; ms: number };
 }
 
+/** What every vendor double takes: its token, how long its asynchronous work runs, and the faults of the harness. */
+export interface CommonDoubleOptions {
+  token?: string;
+  /** How long the vendor's asynchronous work (create, power, resize) runs. Default 150 ms. */
+  actionMs?: number;
+  /** The vendor's budget; tests pass a small one to provoke 429s. */
+  rateLimit?: { limit: number; windowMs: number };
+  latencyMs?: number;
+  slowAnswers?: { operationIds: readonly string[]; ms: number };
+}
+
 export interface DoubleCall {
   method: string;
   path: string;
