@@ -88,9 +88,10 @@ describe('cairn serve --watch', () => {
 
   it('prunes the resource whose file was deleted', async () => {
     unlinkSync(join(watched, 'web-2.yaml'));
-    const pruned = await until('web-2 to go', () => {
+    // The row goes (marked deleting) a moment before serve prints the revision: wait for both.
+    const pruned = await until('web-2 to go and serve to say so', () => {
       const now = servers();
-      return now.some((s) => s.startsWith('web-2:')) ? undefined : now;
+      return now.some((s) => s.startsWith('web-2:')) || !/pruned Server\/web-2/.test(output) ? undefined : now;
     });
     expect(pruned.map((s) => s.split(':')[0]).sort()).toEqual(['web-1', 'web-3']);
     expect(output).toMatch(/pruned Server\/web-2/);

@@ -1,29 +1,19 @@
 /** @module Tests of durableBeforeCalls: no vendor call before what was written ahead of it is committed, and the writes after it join a new group. */
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import type { AnyManifest } from '../model/resource.js';
-import { STATE_FILE } from '../store/sqlite.js';
+import { openStoreWithReader, SANDBOX_PROVIDER } from '../store/store-with-reader.fixture.js';
 import { Store } from '../store/store.js';
 import { durableBeforeCalls } from './durable-drivers.js';
 
-const provider: AnyManifest = { apiVersion: 'cairn.dev/v1', kind: 'Provider', metadata: { name: 'sandbox' }, spec: { vendor: 'sandbox' } };
+const provider = SANDBOX_PROVIDER;
 
-let dir: string;
 let store: Store;
 let other: Database.Database;
+let close: () => void;
 beforeEach(() => {
-  dir = mkdtempSync(join(tmpdir(), 'cairn-durable-drivers-'));
-  store = Store.open(dir);
-  other = new Database(join(dir, STATE_FILE), { readonly: true });
+  ({ store, other, close } = openStoreWithReader('cairn-durable-drivers-'));
 });
-afterEach(() => {
-  other.close();
-  store.close();
-  rmSync(dir, { recursive: true, force: true });
-});
+afterEach(() => close());
 
 /** A vendor double that notes, at each create, whether another connection already sees the pending create. */
 function recordingDriver(uid: string): { driver: { vendor: string; servers: { create(key: string): Promise<{ id: string }> } }; seenAtCall: boolean[] } {

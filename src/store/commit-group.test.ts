@@ -1,28 +1,18 @@
 /** @module Tests of the commit group: many writes in one commit, invisible to other connections until it commits, and committed when asked, when due or when the store closes. */
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import type { AnyManifest } from '../model/resource.js';
-import { STATE_FILE } from './sqlite.js';
+import { openStoreWithReader, SANDBOX_PROVIDER } from './store-with-reader.fixture.js';
 import { Store } from './store.js';
 
-const provider: AnyManifest = { apiVersion: 'cairn.dev/v1', kind: 'Provider', metadata: { name: 'sandbox' }, spec: { vendor: 'sandbox' } };
+const provider = SANDBOX_PROVIDER;
 
-let dir: string;
 let store: Store;
 let other: Database.Database;
+let close: () => void;
 beforeEach(() => {
-  dir = mkdtempSync(join(tmpdir(), 'cairn-commit-group-'));
-  store = Store.open(dir);
-  other = new Database(join(dir, STATE_FILE), { readonly: true });
+  ({ store, other, close } = openStoreWithReader('cairn-commit-group-'));
 });
-afterEach(() => {
-  other.close();
-  store.close();
-  rmSync(dir, { recursive: true, force: true });
-});
+afterEach(() => close());
 
 const eventsSeenElsewhere = (): number => (other.prepare('SELECT COUNT(*) AS n FROM events').get() as { n: number }).n;
 const pendingSeenElsewhere = (uid: string): boolean => other.prepare('SELECT 1 FROM pending_operations WHERE uid = ?').get(uid) !== undefined;

@@ -3,17 +3,12 @@
  * (https://api.hetzner.cloud/v1, or the Provider's `spec.endpoint`), authenticated by a project's
  * API token, within Hetzner's budget of 3,600 requests an hour per project.
  */
-import type { CloudDriver, CredentialField, DriverConfig, RuntimeDriver, Vendor } from '../contract.js';
-import { UnsupportedError } from '../errors.js';
-import { bearerTokenClient } from '../kit/bearer-client.js';
+import type { Vendor } from '../contract.js';
+import { bearerCloudVendor } from '../kit/bearer-client.js';
 import type { VendorErrorText } from '../kit/vendor-http.js';
 import { HetznerCloudDriver } from './cloud-driver.js';
 
 export const HETZNER_API = 'https://api.hetzner.cloud/v1';
-
-const CREDENTIAL_FIELDS: readonly CredentialField[] = [
-  { name: 'token', description: 'API token of the Hetzner Cloud project (Console → Security → API tokens), with Read & Write permission.', required: true },
-];
 
 /** Error codes Hetzner gives for what passes by itself: an action still running on the resource, a conflict, maintenance. */
 const PASSING = new Set(['locked', 'conflict', 'maintenance', 'timeout', 'unavailable', 'robot_unavailable']);
@@ -27,24 +22,10 @@ function readError(body: unknown): VendorErrorText | undefined {
   return { message: `${error.message}${code}`, ...(typeof field === 'string' ? { field } : {}), ...(PASSING.has(String(error.code)) ? { passing: true } : {}) };
 }
 
-function connect(config: DriverConfig): ReturnType<typeof bearerTokenClient> {
-  return bearerTokenClient({ id: 'hetzner', tokenName: 'a Hetzner Cloud API token', defaultBaseUrl: HETZNER_API, readError, budget: { perHour: 3600, burst: 3600 } }, config);
-}
-
-export const hetznerVendor: Vendor = {
-  id: 'hetzner',
+export const hetznerVendor: Vendor = bearerCloudVendor({
+  id: 'hetzner', tokenName: 'a Hetzner Cloud API token', defaultBaseUrl: HETZNER_API, readError, budget: { perHour: 3600, burst: 3600 },
   description: 'Hetzner Cloud: servers in Falkenstein, Nuremberg, Helsinki, Ashburn, Hillsboro and Singapore. No managed databases; databases and apps on its servers need SSH.',
-  credentialFields: CREDENTIAL_FIELDS,
-  // eslint-disable-next-line @typescript-eslint/require-await -- a refusal (no token, bad endpoint) is a rejected promise, as for every vendor
-  async createCloudDriver(config: DriverConfig): Promise<CloudDriver> {
-    const { client, baseUrl } = connect(config);
-    return new HetznerCloudDriver(client, baseUrl);
-  },
-  createRuntimeDriver(config: DriverConfig): Promise<RuntimeDriver> {
-    return Promise.reject(
-      new UnsupportedError(
-        `Provider/${config.providerName}: Hetzner Cloud has no managed databases and runs no apps itself; databases and apps on a Hetzner server need cairn to reach the server over SSH, which is not built yet`,
-      ),
-    );
-  },
-};
+  tokenDescription: 'API token of the Hetzner Cloud project (Console → Security → API tokens), with Read & Write permission.',
+  cloudDriver: (client, baseUrl) => new HetznerCloudDriver(client, baseUrl),
+  noRuntimeBecause: 'Hetzner Cloud has no managed databases and runs no apps itself; databases and apps on a Hetzner server need cairn to reach the server over SSH, which is not built yet',
+});

@@ -5,8 +5,8 @@
  * provider, keyed by a fingerprint of the token, never the token itself.
  */
 import { createHash } from 'node:crypto';
-import type { DriverConfig } from '../contract.js';
-import { VendorAuthError } from '../errors.js';
+import type { CloudDriver, DriverConfig, RuntimeDriver, Vendor } from '../contract.js';
+import { UnsupportedError, VendorAuthError } from '../errors.js';
 import { checkedEndpoint } from './endpoint.js';
 import { sharedBudget, type RateBudgetOptions } from './rate-budget.js';
 import { VendorHttpClient, type VendorErrorText } from './vendor-http.js';
@@ -37,4 +37,31 @@ export function bearerTokenClient(vendor: BearerVendor, config: DriverConfig): {
     budget: sharedBudget(`${vendor.id} ${baseUrl} ${fingerprint}`, vendor.budget),
   });
   return { client, baseUrl };
+}
+
+export interface BearerCloudVendor extends BearerVendor {
+  /** Shown to users in `GET /providers/vendors`. */
+  description: string;
+  /** Where the token is made and which permissions it needs. */
+  tokenDescription: string;
+  cloudDriver(client: VendorHttpClient, baseUrl: string): CloudDriver;
+  /** Why databases and apps cannot be placed on this vendor yet (after `Provider/<name>: `). */
+  noRuntimeBecause: string;
+}
+
+/** A vendor of servers reached with a bearer token, with no runtime of its own (yet): the whole `Vendor`. */
+export function bearerCloudVendor(vendor: BearerCloudVendor): Vendor {
+  return {
+    id: vendor.id,
+    description: vendor.description,
+    credentialFields: [{ name: 'token', description: vendor.tokenDescription, required: true }],
+    // eslint-disable-next-line @typescript-eslint/require-await -- a refusal (no token, bad endpoint) is a rejected promise, as for every vendor
+    async createCloudDriver(config: DriverConfig): Promise<CloudDriver> {
+      const { client, baseUrl } = bearerTokenClient(vendor, config);
+      return vendor.cloudDriver(client, baseUrl);
+    },
+    createRuntimeDriver(config: DriverConfig): Promise<RuntimeDriver> {
+      return Promise.reject(new UnsupportedError(`Provider/${config.providerName}: ${vendor.noRuntimeBecause}`));
+    },
+  };
 }

@@ -3,17 +3,12 @@
  * Provider's `spec.endpoint`), authenticated by an API key as a bearer token, within Vultr's
  * published limit of 30 requests a second (108,000 an hour, bursts of 30).
  */
-import type { CloudDriver, CredentialField, DriverConfig, RuntimeDriver, Vendor } from '../contract.js';
-import { UnsupportedError } from '../errors.js';
-import { bearerTokenClient } from '../kit/bearer-client.js';
+import type { Vendor } from '../contract.js';
+import { bearerCloudVendor } from '../kit/bearer-client.js';
 import type { VendorErrorText } from '../kit/vendor-http.js';
 import { VultrCloudDriver } from './cloud-driver.js';
 
 export const VULTR_API = 'https://api.vultr.com/v2';
-
-const CREDENTIAL_FIELDS: readonly CredentialField[] = [
-  { name: 'token', description: 'API key (customer portal → Account → API), with the address cairn calls from allowed in its access control.', required: true },
-];
 
 /** Vultr's error body: `{ "error": "...", "status": 400 }` (every 4xx, per its document's introduction). */
 function readError(body: unknown): VendorErrorText | undefined {
@@ -22,24 +17,10 @@ function readError(body: unknown): VendorErrorText | undefined {
   return { message: error.error };
 }
 
-function connect(config: DriverConfig): ReturnType<typeof bearerTokenClient> {
-  return bearerTokenClient({ id: 'vultr', tokenName: 'a Vultr API key', defaultBaseUrl: VULTR_API, readError, budget: { perHour: 108_000, burst: 30 } }, config);
-}
-
-export const vultrVendor: Vendor = {
-  id: 'vultr',
+export const vultrVendor: Vendor = bearerCloudVendor({
+  id: 'vultr', tokenName: 'a Vultr API key', defaultBaseUrl: VULTR_API, readError, budget: { perHour: 108_000, burst: 30 },
   description: 'Vultr: instances in 30-odd regions (Amsterdam, Frankfurt, London, New Jersey, Tokyo, Sydney, ...). Managed databases are not built yet; apps on its instances need SSH.',
-  credentialFields: CREDENTIAL_FIELDS,
-  // eslint-disable-next-line @typescript-eslint/require-await -- a refusal (no token, bad endpoint) is a rejected promise, as for every vendor
-  async createCloudDriver(config: DriverConfig): Promise<CloudDriver> {
-    const { client, baseUrl } = connect(config);
-    return new VultrCloudDriver(client, baseUrl);
-  },
-  createRuntimeDriver(config: DriverConfig): Promise<RuntimeDriver> {
-    return Promise.reject(
-      new UnsupportedError(
-        `Provider/${config.providerName}: managed databases on Vultr are not built yet, and apps on an instance need cairn to reach it over SSH, which is not built yet`,
-      ),
-    );
-  },
-};
+  tokenDescription: 'API key (customer portal → Account → API), with the address cairn calls from allowed in its access control.',
+  cloudDriver: (client, baseUrl) => new VultrCloudDriver(client, baseUrl),
+  noRuntimeBecause: 'managed databases on Vultr are not built yet, and apps on an instance need cairn to reach it over SSH, which is not built yet',
+});
