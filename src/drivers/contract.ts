@@ -71,6 +71,12 @@ export interface ServerDesired {
   region: string;
   size: string;
   image: string;
+  /**
+   * First-boot cloud-init user data, the server's SSH public keys already merged in
+   * (src/drivers/kit/user-data.ts); sent at create only, in the vendor's field for it. Absent
+   * or null: none.
+   */
+  userData?: string | null;
 }
 
 export interface ServerObserved {
