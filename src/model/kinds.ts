@@ -50,7 +50,7 @@ export const REFERENCE_FIELDS: Record<Kind, readonly ReferenceField[]> = {
 /** Top-level spec fields whose change cannot be made in place: the resource is replaced. */
 export const REPLACEMENT_FIELDS: Record<Kind, readonly string[]> = {
   Provider: ['vendor'],
-  Server: ['provider', 'region', 'image'],
+  Server: ['provider', 'region', 'image', 'userData'],
   Database: ['type', 'server'],
   App: ['server'],
 };
@@ -58,7 +58,7 @@ export const REPLACEMENT_FIELDS: Record<Kind, readonly string[]> = {
 /** Spec paths (dotted, `*` for any key) whose values are secret and masked in plans and logs. */
 export const SENSITIVE_PATHS: Record<Kind, readonly string[]> = {
   Provider: [],
-  Server: [],
+  Server: ['userData'],
   Database: [],
   App: ['env.*'],
 };

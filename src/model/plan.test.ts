@@ -187,6 +187,13 @@ describe('planChanges: sensitive values', () => {
     expect(diffAt(deleted.diff, 'spec.env.API_KEY')).toMatchObject({ before: '(sensitive)', after: undefined, sensitive: true });
   });
 
+  it('masks a Server\'s user data, which may carry secrets, and replaces the server when it changes', () => {
+    const change = onlyChange(server('web-1', { userData: '#!/bin/sh\necho token=n3w-s3cr3t\n' }), server('web-1', { userData: '#!/bin/sh\necho token=0ld-s3cr3t\n' }));
+    expect(change.action).toBe('replace');
+    expect(change.diff).toEqual([{ path: 'spec.userData', before: '(sensitive)', after: '(sensitive)', forcesReplacement: true, sensitive: true }]);
+    expect(JSON.stringify(change)).not.toContain('s3cr3t');
+  });
+
   it('masks a whole env replaced by a value of another shape', () => {
     const change = onlyChange(app('shop', { env: 'API_KEY=s3cr3t-new' }), app('shop'));
     expect(change.diff).toEqual([expect.objectContaining({ path: 'spec.env', before: '(sensitive)', after: '(sensitive)', sensitive: true })]);

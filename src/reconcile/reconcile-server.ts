@@ -8,12 +8,23 @@ import { effectiveDeletionPolicy, selfHeals, type StoredResource } from '../mode
 import type { ReconcileContext, ReconcileResult } from './context.js';
 import { findDependency, requireReady } from './dependencies.js';
 import { doing } from './errors.js';
+import { composeUserData } from '../drivers/kit/user-data.js';
+import { VendorRejectedError } from '../drivers/errors.js';
 import { observeManagedDrift, reconcileManaged, REASON_DRIFT, type ManagedAdapter, type Progress, type StepResult } from './managed.js';
 import { serverActionStep } from './server-actions.js';
 import type { StatusDraft } from './status-draft.js';
 
 export const DEFAULT_SERVER_IMAGE = 'debian-12';
 export const REASON_POWER = 'PowerChanged';
+
+/** The user data the vendor gets; a #cloud-config that cloud-init could not read stalls the server before anything is created. */
+function composeServerUserData(userData: string | undefined): string | null {
+  try {
+    return composeUserData(userData, []);
+  } catch (error) {
+    throw new VendorRejectedError((error as Error).message, { field: 'userData' });
+  }
+}
 
 const serverAdapter: ManagedAdapter<'Server', ServerDesired, ServerObserved> = {
   kind: 'Server',
@@ -27,7 +38,8 @@ const serverAdapter: ManagedAdapter<'Server', ServerDesired, ServerObserved> = {
   },
 
   desired(_ctx, r) {
-    return Promise.resolve({ name: r.name, region: r.spec.region, size: r.spec.size, image: r.spec.image ?? DEFAULT_SERVER_IMAGE });
+    const userData = composeServerUserData(r.spec.userData);
+    return Promise.resolve({ name: r.name, region: r.spec.region, size: r.spec.size, image: r.spec.image ?? DEFAULT_SERVER_IMAGE, ...(userData === null ? {} : { userData }) });
   },
 
   drift(_ctx, _r, desired, observed) {

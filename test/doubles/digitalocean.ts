@@ -52,6 +52,8 @@ interface DropletState {
   created: string;
   status: DropletStatus;
   ip: string;
+  /** The cloud-init user data it was created with. */
+  userData: string | null;
 }
 
 interface ActionState {
@@ -68,7 +70,7 @@ interface ActionState {
 
 export interface DigitalOceanDouble extends VendorDouble {
   /** What the double holds now (tests look at "the cloud" directly). */
-  droplets(): Array<{ id: number; name: string; tags: string[]; size: string; region: string; status: DropletStatus }>;
+  droplets(): Array<{ id: number; name: string; tags: string[]; size: string; region: string; status: DropletStatus; userData: string | null }>;
 }
 
 function error(status: number, id: string, message: string): Json {
@@ -183,7 +185,7 @@ export async function startDigitalOceanDouble(options: DigitalOceanDoubleOptions
           return paged(all, r.query, '/droplets', 'droplets', renderDroplet, maxPerPage);
         },
         droplets_create(r) {
-          const body = r.body as { name?: string; names?: string[]; region?: string; size: string; image: string | number; tags?: string[] | null };
+          const body = r.body as { name?: string; names?: string[]; region?: string; size: string; image: string | number; tags?: string[] | null; user_data?: string };
           if (body.name === undefined) return unprocessable('this double creates one droplet at a time (name, not names)');
           const size = sizeOf(body.size);
           if (!size?.[6]) return unprocessable(`You specified an invalid size for Droplet creation: ${body.size}`);
@@ -194,7 +196,7 @@ export async function startDigitalOceanDouble(options: DigitalOceanDoubleOptions
           if (bad !== undefined) return unprocessable(`tag "${bad}" may contain letters, numbers, colons, dashes and underscores only`);
           const id = nextId++;
           const created: DropletState = {
-            id, name: body.name, tags: [...new Set(body.tags ?? [])], size: size[0], region, image: String(body.image), created: new Date().toISOString(), status: 'new', ip: `203.0.113.${id % 250}`,
+            id, name: body.name, tags: [...new Set(body.tags ?? [])], size: size[0], region, image: String(body.image), created: new Date().toISOString(), status: 'new', ip: `203.0.113.${id % 250}`, userData: body.user_data ?? null,
           };
           droplets.set(id, created);
           const action = startAction('create', created, () => (created.status = 'active'));
@@ -247,7 +249,7 @@ export async function startDigitalOceanDouble(options: DigitalOceanDoubleOptions
     url: `${double.url}/v2`,
     droplets: () => {
       advance();
-      return [...droplets.values()].map((d) => ({ id: d.id, name: d.name, tags: d.tags, size: d.size, region: d.region, status: d.status }));
+      return [...droplets.values()].map((d) => ({ id: d.id, name: d.name, tags: d.tags, size: d.size, region: d.region, status: d.status, userData: d.userData }));
     },
   };
 }

@@ -44,6 +44,8 @@ interface ServerState {
   image: string;
   created: string;
   status: ServerStatus;
+  /** The cloud-init user data it was created with. */
+  userData: string | null;
   /** Where an action leaves it, and when. */
   next?: { status: ServerStatus; at: number };
   ip: string;
@@ -59,7 +61,7 @@ interface ActionState {
 
 export interface HetznerDouble extends VendorDouble {
   /** What the double holds now (tests look at "the cloud" directly). */
-  servers(): Array<{ id: number; name: string; labels: Record<string, string>; type: string; location: string; status: string }>;
+  servers(): Array<{ id: number; name: string; labels: Record<string, string>; type: string; location: string; status: string; userData: string | null }>;
 }
 
 function error(status: number, code: string, message: string): Json {
@@ -193,7 +195,7 @@ export async function startHetznerDouble(options: HetznerDoubleOptions = {}): Pr
           return paged(all, r.query, 'servers', renderServer);
         },
         create_server(r) {
-          const body = r.body as { name: string; server_type: string; image: string; location?: string; labels?: Record<string, string>; start_after_create?: boolean };
+          const body = r.body as { name: string; server_type: string; image: string; location?: string; labels?: Record<string, string>; start_after_create?: boolean; user_data?: string };
           const type = TYPES.find(([name]) => name === body.server_type);
           if (!type) return { status: 422, body: error(422, 'invalid_input', `server type ${body.server_type} not found`) };
           const location = body.location ?? 'fsn1';
@@ -203,7 +205,7 @@ export async function startHetznerDouble(options: HetznerDoubleOptions = {}): Pr
           const id = nextId++;
           const created: ServerState = {
             id, name: body.name, labels: body.labels ?? {}, type: type[0], location, image: body.image, created: new Date().toISOString(),
-            status: 'initializing', ip: `203.0.113.${id % 250}`,
+            status: 'initializing', ip: `203.0.113.${id % 250}`, userData: body.user_data ?? null,
           };
           servers.set(id, created);
           const action = startAction('create_server', created, 'initializing', body.start_after_create === false ? 'off' : 'running');
@@ -242,6 +244,6 @@ export async function startHetznerDouble(options: HetznerDoubleOptions = {}): Pr
   });
   return {
     ...double,
-    servers: () => [...servers.values()].map((s) => settle(s)).map((s) => ({ id: s.id, name: s.name, labels: s.labels, type: s.type, location: s.location, status: s.status })),
+    servers: () => [...servers.values()].map((s) => settle(s)).map((s) => ({ id: s.id, name: s.name, labels: s.labels, type: s.type, location: s.location, status: s.status, userData: s.userData })),
   };
 }

@@ -57,11 +57,13 @@ interface InstanceState {
   /** When a pending create or a resize ends. */
   settlesAt: number;
   ip: string;
+  /** The cloud-init user data it was created with, decoded from base64. */
+  userData: string | null;
 }
 
 export interface VultrDouble extends VendorDouble {
   /** What the double holds now (tests look at "the cloud" directly). */
-  instances(): Array<{ id: string; label: string; tags: string[]; plan: string; region: string; osId: number; status: InstanceStatus; power: 'running' | 'stopped' }>;
+  instances(): Array<{ id: string; label: string; tags: string[]; plan: string; region: string; osId: number; status: InstanceStatus; power: 'running' | 'stopped'; userData: string | null }>;
 }
 
 function error(status: number, _code: string, message: string): Json {
@@ -148,7 +150,7 @@ export async function startVultrDouble(options: VultrDoubleOptions = {}): Promis
           return paged(all, r.query, 'instances', renderInstance, maxPerPage);
         },
         'create-instance'(r) {
-          const body = r.body as { region: string; plan: string; os_id?: number; label?: string; tags?: string[] };
+          const body = r.body as { region: string; plan: string; os_id?: number; label?: string; tags?: string[]; user_data?: string };
           if (!REGIONS.some(([id]) => id === body.region)) return bad('Invalid region.');
           const plan = planOf(body.plan);
           if (!plan) return bad('Invalid plan.');
@@ -157,6 +159,7 @@ export async function startVultrDouble(options: VultrDoubleOptions = {}): Promis
           const created: InstanceState = {
             id: randomUUID(), label: body.label ?? '', tags: [...new Set(body.tags ?? [])], plan: plan[0], region: body.region, osId: body.os_id,
             created: new Date().toISOString(), status: 'pending', power: 'running', settlesAt: Date.now() + actionMs, ip: `203.0.113.${serial++ % 250}`,
+            userData: body.user_data === undefined ? null : Buffer.from(body.user_data, 'base64').toString('utf8'),
           };
           instances.set(created.id, created);
           return { status: 202, body: { instance: { ...renderInstance(created), default_password: 'v8!example' } } };
@@ -194,7 +197,7 @@ export async function startVultrDouble(options: VultrDoubleOptions = {}): Promis
     ...double,
     instances: () => {
       advance();
-      return [...instances.values()].map((i) => ({ id: i.id, label: i.label, tags: i.tags, plan: i.plan, region: i.region, osId: i.osId, status: i.status, power: i.power }));
+      return [...instances.values()].map((i) => ({ id: i.id, label: i.label, tags: i.tags, plan: i.plan, region: i.region, osId: i.osId, status: i.status, power: i.power, userData: i.userData }));
     },
   };
 }

@@ -15,6 +15,8 @@ import { startDigitalOceanDouble, type DigitalOceanDoubleOptions } from '../doub
 import { describeVendorFaultCases } from '../support/vendor-fault-cases.js';
 import { vendorTestSetup } from '../support/vendor-test-setup.js';
 
+const USER_DATA = '#cloud-config\nssh_authorized_keys:\n  - "ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIG2Bv9nS6 ops@example.com"\n';
+
 const { config, double } = vendorTestSetup('digitalocean', 'DigitalOcean', (options: DigitalOceanDoubleOptions) => startDigitalOceanDouble(options));
 
 runCloudDriverContract('digitalocean', async () => {
@@ -91,6 +93,14 @@ describe('digitalocean driver', () => {
     const types = d.calls.filter((c) => c.operationId === 'dropletActions_post').length;
     expect(types, 'power_off, resize, power_on').toBe(3);
     await expect(driver.power(created.id, 'reboot')).rejects.toThrow(/422 Droplet already has a pending event\. \(unprocessable_entity\)/);
+  });
+
+  it('sends the first-boot user data as DigitalOcean takes it', async () => {
+    const d = await double();
+    const driver = await digitalOceanVendor.createCloudDriver(config(d.url));
+    await driver.servers.create('cairn-user-data-0', { ...desired, userData: USER_DATA });
+    await driver.servers.create('cairn-user-data-1', { ...desired, name: 'web-2' });
+    expect(d.droplets().map((s) => s.userData)).toEqual([USER_DATA, null]);
   });
 
   it('refuses metrics, databases and apps, saying why', async () => {

@@ -34,13 +34,14 @@ afterAll(async () => {
 });
 
 describe('examples/vendors/hetzner', () => {
-  it('applies and converges: three servers at Hetzner, each labelled with its key', async () => {
+  it('applies and converges: three servers at Hetzner, each labelled with its key, one with its user data', async () => {
     const result = await apply('apply', '-f', dir, '--auto-approve', '--wait');
     expect(result.code, result.stdout + result.stderr).toBe(0);
     expect(result.stdout).toContain('Apply complete: 4 ready.');
     const servers = double.servers();
     expect(servers.map((s) => `${s.name}:${s.location}:${s.type}:${s.status}`).sort()).toEqual(['web-ash:ash:cpx11:running', 'web-fsn:fsn1:cx22:running', 'web-nbg:nbg1:cx22:running']);
     expect(servers.every((s) => s.labels['cairn-key']?.startsWith('cairn-'))).toBe(true);
+    expect(servers.find((s) => s.name === 'web-fsn')?.userData, 'spec.userData reaches the vendor').toBe('#cloud-config\npackages: [nginx]\n');
   });
 
   it('resizes in place, and refuses a size Hetzner lacks, naming the valid ones', async () => {

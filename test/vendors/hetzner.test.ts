@@ -12,6 +12,8 @@ import { startHetznerDouble, type HetznerDoubleOptions } from '../doubles/hetzne
 import { describeVendorFaultCases } from '../support/vendor-fault-cases.js';
 import { vendorTestSetup } from '../support/vendor-test-setup.js';
 
+const USER_DATA = '#cloud-config\nssh_authorized_keys:\n  - "ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIG2Bv9nS6 ops@example.com"\n';
+
 const { config, double } = vendorTestSetup('hetzner', 'Hetzner', (options: HetznerDoubleOptions) => startHetznerDouble(options));
 
 runCloudDriverContract('hetzner', async () => {
@@ -41,6 +43,14 @@ describe('hetzner driver', () => {
     const driver = await hetznerVendor.createCloudDriver(config(d.url));
     await expect(driver.servers.create('cairn-k-1', { ...desired, size: 'cx99' })).rejects.toThrow(new VendorRejectedError('hetzner: size "cx99" is not offered in fsn1; sizes there: cx22, cx32, cx42, cpx11, cpx21, cpx31, cax11', { field: 'size' }));
     await expect(hetznerVendor.createCloudDriver({ ...config(d.url), credentials: undefined })).rejects.toThrow(/needs credentials with a "token"/);
+  });
+
+  it('sends the first-boot user data as Hetzner takes it', async () => {
+    const d = await double();
+    const driver = await hetznerVendor.createCloudDriver(config(d.url));
+    await driver.servers.create('cairn-user-data-0', { ...desired, userData: USER_DATA });
+    await driver.servers.create('cairn-user-data-1', { ...desired, name: 'web-2' });
+    expect(d.servers().map((s) => s.userData)).toEqual([USER_DATA, null]);
   });
 
   it('refuses to run databases and apps, saying why', async () => {

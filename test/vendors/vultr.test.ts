@@ -15,6 +15,8 @@ import { startVultrDouble, type VultrDoubleOptions } from '../doubles/vultr.js';
 import { describeVendorFaultCases } from '../support/vendor-fault-cases.js';
 import { vendorTestSetup } from '../support/vendor-test-setup.js';
 
+const USER_DATA = '#cloud-config\nssh_authorized_keys:\n  - "ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIG2Bv9nS6 ops@example.com"\n';
+
 const { config, double } = vendorTestSetup('vultr', 'Vultr', (options: VultrDoubleOptions) => startVultrDouble(options));
 
 runCloudDriverContract('vultr', async () => {
@@ -95,6 +97,14 @@ describe('vultr driver', () => {
     expect((await driver.power(created.id, 'power_on')).status).toBe('running');
     await driver.servers.delete(created.id);
     expect(await driver.servers.observe({ key: 'cairn-resize-0', externalId: created.id })).toBeNull();
+  });
+
+  it('sends the first-boot user data as Vultr (base64) takes it', async () => {
+    const d = await double();
+    const driver = await vultrVendor.createCloudDriver(config(d.url));
+    await driver.servers.create('cairn-user-data-0', { ...desired, userData: USER_DATA });
+    await driver.servers.create('cairn-user-data-1', { ...desired, name: 'web-2' });
+    expect(d.instances().map((s) => s.userData)).toEqual([USER_DATA, null]);
   });
 
   it('refuses metrics, databases and apps, saying why', async () => {

@@ -62,6 +62,7 @@ export const REST_FIELD_MAPPING: Readonly<Record<Kind, KindMapping>> = {
       provider: { rest: 'provider_id', references: 'Provider', update: false },
       region: { update: false },
       image: { component: 'OsImage' },
+      userData: { update: false },
     },
     specOnly: {},
     restOnly: { create: { ssh_key_ids: 'SshKeyIds' }, update: {} },

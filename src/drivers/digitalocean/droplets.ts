@@ -52,7 +52,7 @@ export class DigitalOceanDroplets implements ExternalClient<ServerDesired, Serve
     if (existing) return existing;
     await this.checkPlacement(desired.region, desired.size);
     const doing = `create droplet "${desired.name}"`;
-    const body = { name: desired.name, region: desired.region, size: desired.size, image: desired.image, tags: [tagForKey(key), MANAGED_TAG] };
+    const body = { name: desired.name, region: desired.region, size: desired.size, image: desired.image, tags: [tagForKey(key), MANAGED_TAG], ...(desired.userData ? { user_data: desired.userData } : {}) };
     const answer = await this.client.call({ method: 'POST', path: '/droplets', body, doing, signal: options.signal });
     return readDroplet(WireReader.of(answer.body, `digitalocean: ${doing}`).object('droplet'));
   }

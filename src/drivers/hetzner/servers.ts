@@ -48,7 +48,7 @@ export class HetznerServers implements ExternalClient<ServerDesired, ServerObser
     if (existing) return existing;
     await this.checkPlacement(desired.region, desired.size);
     const doing = `create server "${desired.name}"`;
-    const body = { name: desired.name, server_type: desired.size, image: desired.image, location: desired.region, labels: ownershipLabels(key), start_after_create: true };
+    const body = { name: desired.name, server_type: desired.size, image: desired.image, location: desired.region, labels: ownershipLabels(key), start_after_create: true, ...(desired.userData ? { user_data: desired.userData } : {}) };
     const answer = await this.client.call({ method: 'POST', path: '/servers', body, doing, signal: options.signal });
     return readServer(WireReader.of(answer.body, `hetzner: ${doing}`).object('server'));
   }

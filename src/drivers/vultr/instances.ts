@@ -59,7 +59,7 @@ export class VultrInstances implements ExternalClient<ServerDesired, ServerObser
     await this.checkPlacement(desired.region, desired.size);
     const osId = await this.resolveImage(desired.image);
     const doing = `create instance "${desired.name}"`;
-    const body = { region: desired.region, plan: desired.size, os_id: osId, label: desired.name, hostname: desired.name, tags: [tagForKey(key), MANAGED_TAG] };
+    const body = { region: desired.region, plan: desired.size, os_id: osId, label: desired.name, hostname: desired.name, tags: [tagForKey(key), MANAGED_TAG], ...(desired.userData ? { user_data: Buffer.from(desired.userData).toString('base64') } : {}) };
     const answer = await this.client.call({ method: 'POST', path: '/instances', body, doing, signal: options.signal });
     return readInstance(WireReader.of(answer.body, `vultr: ${doing}`).object('instance'));
   }

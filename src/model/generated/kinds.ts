@@ -108,6 +108,10 @@ export interface ServerSpec {
    */
   image?: string;
   /**
+   * Cloud-init user data for the server's first boot: a #cloud-config document, a shell script (#!) or anything else cloud-init reads. The vendor receives it at creation (base64 where its API wants that); changing it replaces the server, as the vendors read it only once. A #cloud-config document must be a YAML mapping.
+   */
+  userData?: string;
+  /**
    * Desired power state.
    */
   state?: "running" | "stopped";

@@ -54,6 +54,13 @@ export const REST_FIELDS: Readonly<Record<Kind, readonly RestField[]>> = {
       "whenAbsent": "debian-12"
     },
     {
+      "rest": "user_data",
+      "spec": "userData",
+      "create": true,
+      "update": false,
+      "component": "ServerUserData"
+    },
+    {
       "rest": "state",
       "spec": "state",
       "create": true,
