@@ -107,6 +107,7 @@ function deriveField(kind: Kind, spec: Json, mapping: KindMapping, path: string)
   if (whenAbsent !== undefined) field.whenAbsent = whenAbsent;
   if (declared.clearsParent) field.clearsParent = true;
   if (declared.description) field.description = declared.description;
+  if (declared.writeOnly) field.writeOnly = true;
   return field;
 }
 
@@ -142,6 +143,7 @@ export function renderRestFieldTable(kinds: readonly KindFields[]): string {
       if (f.references) entry.references = f.references;
       if (f.whenAbsent !== undefined) entry.whenAbsent = f.whenAbsent;
       if (f.clearsParent) entry.clearsParent = true;
+      if (f.writeOnly) entry.writeOnly = true;
       return entry;
     });
   }
@@ -186,8 +188,12 @@ function translateRule(kind: Kind, rule: unknown, names: Map<string, string>): u
     if (key === 'not' && isOnlyRequired(value)) {
       // `not: { required: [a] }` is `properties: { a: false }`, which OpenAPI linters understand.
       out.properties = { ...asObject(out.properties), ...Object.fromEntries(value.required.map((v) => [rename(String(v)), false])) };
-    } else if (key === 'required' && Array.isArray(value)) out[key] = value.map((v) => rename(String(v)));
-    else if (key === 'properties') out[key] = Object.fromEntries(Object.entries(asObject(value)).map(([k, v]) => [rename(k), translateRule(kind, v, names)]));
+    } else if (key === 'required' && Array.isArray(value)) {
+      out[key] = value.map((v) => rename(String(v)));
+      // Named again (any value; the body's own properties say which) so linters see each required field defined here.
+      out.properties = { ...Object.fromEntries(value.map((v) => [rename(String(v)), {}])), ...asObject(out.properties) };
+    }
+    else if (key === 'properties') out[key] = { ...asObject(out.properties), ...Object.fromEntries(Object.entries(asObject(value)).map(([k, v]) => [rename(k), translateRule(kind, v, names)])) };
     else out[key] = translateRule(kind, value, names);
   }
   return out;
@@ -208,10 +214,8 @@ function createBody({ kind, spec, mapping, fields }: KindFields): Json {
   };
   const dependent = Object.fromEntries(taken.filter((f) => f.comesWith.length > 0).map((f) => [f.rest, f.comesWith]));
   if (Object.keys(dependent).length > 0) body.dependentRequired = dependent;
-  if (spec.if !== undefined) {
-    const names = new Map(fields.filter((f) => !f.spec.includes('.')).map((f) => [f.spec, f.rest]));
-    for (const key of ['if', 'then', 'else'] as const) if (spec[key] !== undefined) body[key] = translateRule(kind, spec[key], names);
-  }
+  const names = new Map(fields.filter((f) => !f.spec.includes('.')).map((f) => [f.spec, f.rest]));
+  for (const key of ['if', 'then', 'else', 'allOf'] as const) if (spec[key] !== undefined) body[key] = translateRule(kind, spec[key], names);
   return body;
 }
 
@@ -230,7 +234,7 @@ function updateBody({ kind, mapping, fields }: KindFields): Json {
 
 function recordFields({ kind, fields }: KindFields): Json {
   const properties: Json = {};
-  for (const f of fields) {
+  for (const f of fields.filter((x) => !x.writeOnly)) {
     if (f.references && f.schema.type !== 'array') {
       const noun = f.references.toLowerCase();
       properties[f.rest] = { description: `The ${noun}'s id; null when the ${noun} the manifest names does not exist (yet).`, oneOf: [UUID, NULL] };
@@ -242,7 +246,7 @@ function recordFields({ kind, fields }: KindFields): Json {
   return {
     description: `The fields of ${article(kind)} ${kind.toLowerCase()} record taken from its manifest's spec; null where the spec leaves out a field that has no default.`,
     type: 'object',
-    required: fields.map((f) => f.rest),
+    required: fields.filter((f) => !f.writeOnly).map((f) => f.rest),
     properties,
   };
 }

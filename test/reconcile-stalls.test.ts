@@ -4,6 +4,7 @@
  * work the provider is looked at again without anyone touching cairn, and the server follows.
  */
 import { afterEach, describe, expect, it } from 'vitest';
+import type { AnyManifest } from '../src/model/resource.js';
 import { condition, isReady, providerManifest, serverManifest, useReconcileHarness } from './support/reconcile-harness.js';
 
 const TOKEN = 'the-right-token';
@@ -27,5 +28,23 @@ describe('a provider whose token is refused', () => {
     process.env.CAIRN_TEST_STALL_TOKEN = TOKEN;
     await h.until('web-1 ready', () => isReady(h.get('Server', 'web-1')), 15_000);
     expect(h.get('Server', 'web-1').status.phase).toBe('running');
+  });
+});
+
+describe('a managed database at a vendor that runs none', () => {
+  it('stalls before anything is created, naming what to do instead', async () => {
+    const h = harness();
+    const managed: AnyManifest = {
+      apiVersion: 'cairn.dev/v1', kind: 'Database', metadata: { name: 'orders', namespace: 'default' },
+      spec: { type: 'postgresql', version: '16', managed: true, provider: 'cloud', region: 'eu-1', size: 'db-small' },
+    };
+    h.apply(providerManifest(h.cloud.url, { credentialsRef: { env: 'CAIRN_TEST_STALL_TOKEN' } }), managed);
+    process.env.CAIRN_TEST_STALL_TOKEN = TOKEN;
+    h.controller.start();
+    await h.until('orders stalled', () => condition(h.get('Database', 'orders'), 'Ready')?.reason === 'NoManagedDatabases', 5_000);
+    expect(condition(h.get('Database', 'orders'), 'Ready')?.message).toMatch(
+      /^Provider\/cloud: vendor sandbox has no managed databases in cairn; (no vendor in cairn runs managed postgresql yet|managed postgresql run at .+), or place the database on a server \(spec\.server\)$/,
+    );
+    expect(h.get('Database', 'orders').status.externalId ?? null).toBeNull();
   });
 });

@@ -87,7 +87,7 @@ function kindColumns(kind: Kind): TableColumn[] {
     case 'Database':
       return [
         { header: 'TYPE', value: (r) => (r.kind === 'Database' ? `${r.spec.type} ${r.spec.version}` : '') },
-        { header: 'SERVER', value: (r) => (r.kind === 'Database' ? r.spec.server : '') },
+        { header: 'SERVER', value: (r) => (r.kind !== 'Database' ? '' : r.spec.managed === true ? `(managed: ${r.spec.provider ?? ''})` : (r.spec.server ?? '')) },
         { header: 'ENDPOINT', value: endpoint },
       ];
     case 'App':

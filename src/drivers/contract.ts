@@ -152,7 +152,10 @@ export interface DatabaseDesired {
   type: 'postgresql' | 'mongodb';
   version: string;
   storageGb: number | null;
+  /** Where it runs: its server (empty for a managed database, which has none). */
   placement: Placement;
+  /** A managed database's region and node size at its vendor; absent for one placed on a server. */
+  managed?: { region: string; size: string };
   /**
    * The password cairn generated for the database's user (cairn keeps it encrypted; vendors
    * keep at most a hash). Used at create; changed later only through `setPassword`.
@@ -166,6 +169,12 @@ export interface DatabaseEndpoint {
   port: number;
   username: string;
   database: string;
+  /**
+   * The password the vendor chose, for a vendor whose managed databases cannot take cairn's
+   * (it generates its own): cairn keeps it encrypted in place of the one it generated. Absent
+   * when the vendor uses cairn's.
+   */
+  vendorPassword?: string;
 }
 
 export type VendorBackupStatus = 'pending' | 'running' | 'completed' | 'failed';
@@ -210,6 +219,8 @@ export interface DatabaseObserved {
   type: 'postgresql' | 'mongodb';
   version: string;
   storageGb: number | null;
+  /** A managed database's node size at its vendor; absent for one placed on a server. */
+  size?: string;
   status: VendorDatabaseStatus;
   host: string | null;
   port: number | null;
@@ -321,4 +332,18 @@ export interface Vendor {
   credentialFields: readonly CredentialField[];
   createCloudDriver(config: DriverConfig): Promise<CloudDriver>;
   createRuntimeDriver(config: DriverConfig): Promise<RuntimeDriver>;
+  /**
+   * The vendor's managed database service (Databases with `managed: true`), for a vendor that
+   * has one; absent when it has none. `DatabaseDesired.managed` carries region and size.
+   */
+  createManagedDatabases?(config: DriverConfig): Promise<ManagedDatabaseDriver>;
+  /** The engines its managed database service runs (with `createManagedDatabases`). */
+  managedDatabaseEngines?: ReadonlyArray<DatabaseDesired['type']>;
+}
+
+/** A vendor's managed database service. */
+export interface ManagedDatabaseDriver {
+  readonly vendor: string;
+  readonly databases: DatabaseRuntime;
+  close(): Promise<void>;
 }

@@ -25,3 +25,11 @@ export function getVendor(id: string): Vendor {
   }
   return vendor;
 }
+
+/** The vendors whose managed database service cairn drives (Databases with `managed: true`), sorted, with their engines: `digitalocean (postgresql, mongodb)`. */
+export function managedDatabaseVendors(engine?: string): string[] {
+  return [...vendors.values()]
+    .filter((v) => v.createManagedDatabases !== undefined && (engine === undefined || (v.managedDatabaseEngines ?? []).some((e) => e === engine)))
+    .map((v) => `${v.id} (${(v.managedDatabaseEngines ?? []).join(', ')})`)
+    .sort();
+}

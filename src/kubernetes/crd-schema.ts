@@ -1,7 +1,8 @@
 /**
  * @module Turns a kind's JSON Schema (2020-12, from schemas/) into the structural OpenAPI v3
  * schema a CustomResourceDefinition carries: every node typed, `const` as a one-value enum,
- * `uniqueItems` as a set list, the mongodb-has-no-storage rule as a CEL validation. A keyword it
+ * `uniqueItems` as a set list, the conditionals (mongodb has no storage; a managed database names
+ * provider, region and size, any other its server) as CEL validations. A keyword it
  * cannot carry over is an error naming the schema path, never silently dropped.
  */
 
@@ -26,24 +27,57 @@ function typeOfValues(values: readonly unknown[], path: string): string {
   return only;
 }
 
-/**
- * `if: {properties: {F: {const: V}}, required: [F]}, then: {not: {required: [G]}}` — the only
- * conditional the schemas use — as the CEL rule apiextensions evaluates.
- */
-function conditionalAsCel(node: JsonSchemaNode, path: string): { rule: string; message: string } {
-  const condition = node.if as JsonSchemaNode | undefined;
-  const consequence = node.then as JsonSchemaNode | undefined;
+/** `F is V` of a conditional's `if: {properties: {F: {const: V}}, required: [F]}`, in CEL and in words. */
+function conditionAsCel(condition: JsonSchemaNode | undefined, path: string): { cel: string; words: string } {
   const props = condition?.properties as Record<string, JsonSchemaNode> | undefined;
   const [field, test] = Object.entries(props ?? {})[0] ?? [];
-  const forbidden = ((consequence?.not as JsonSchemaNode | undefined)?.required as string[] | undefined)?.[0];
-  if (!field || !test || !('const' in test) || !forbidden || Object.keys(props ?? {}).length !== 1) {
-    throw new Error(`${path}: only "if F is V then G is absent" conditionals can become CEL rules`);
+  if (!field || !test || !('const' in test) || Object.keys(props ?? {}).length !== 1) {
+    throw new Error(`${path}: only "if F is V" conditions can become CEL rules`);
   }
   const value = JSON.stringify(test.const).replaceAll('"', "'");
-  return {
-    rule: `!has(self.${field}) || self.${field} != ${value} || !has(self.${forbidden})`,
-    message: `${forbidden} may not be set when ${field} is ${String(test.const)}`,
-  };
+  return { cel: `has(self.${field}) && self.${field} == ${value}`, words: `${field} is ${String(test.const)}` };
+}
+
+/**
+ * What a `then`/`else` demands — `required: [A]`, `not: {required: [G]}`, `properties: {G: false}`
+ * (the only forms the schemas use) — in CEL and in words.
+ */
+function demandAsCel(demand: JsonSchemaNode, path: string): { cel: string; words: string } {
+  const present = (demand.required as string[] | undefined) ?? [];
+  const absent = [
+    ...(((demand.not as JsonSchemaNode | undefined)?.required as string[] | undefined) ?? []),
+    ...Object.entries((demand.properties as Record<string, unknown> | undefined) ?? {}).map(([name, schema]) => {
+      if (schema !== false) throw new Error(`${path}: only "G is absent" (false) property rules can become CEL rules`);
+      return name;
+    }),
+  ];
+  const unknown = Object.keys(demand).filter((k) => !['required', 'not', 'properties'].includes(k));
+  if (unknown.length > 0 || present.length + absent.length === 0) throw new Error(`${path}: only required/absent rules can become CEL rules`);
+  const cel = [...present.map((f) => `has(self.${f})`), ...absent.map((f) => `!has(self.${f})`)].join(' && ');
+  const words = [present.length > 0 ? `${present.join(', ')} must be set` : '', absent.length > 0 ? `${absent.join(', ')} may not be set` : ''].filter((w) => w !== '').join(' and ');
+  return { cel, words };
+}
+
+/**
+ * The schemas' conditionals — `if F is V then <demand> [else <demand>]`, alone or in `allOf` —
+ * as the CEL rules apiextensions evaluates, one per branch.
+ */
+function conditionalsAsCel(node: JsonSchemaNode, path: string): Array<{ rule: string; message: string }> {
+  if ('if' in node) {
+    const condition = conditionAsCel(node.if as JsonSchemaNode | undefined, path);
+    const rules: Array<{ rule: string; message: string }> = [];
+    if (node.then !== undefined) {
+      const then = demandAsCel(node.then as JsonSchemaNode, path);
+      rules.push({ rule: `!(${condition.cel}) || (${then.cel})`, message: `when ${condition.words}, ${then.words}` });
+    }
+    if (node.else !== undefined) {
+      const otherwise = demandAsCel(node.else as JsonSchemaNode, path);
+      rules.push({ rule: `(${condition.cel}) || (${otherwise.cel})`, message: `unless ${condition.words}, ${otherwise.words}` });
+    }
+    return rules;
+  }
+  if (Array.isArray(node.allOf)) return (node.allOf as JsonSchemaNode[]).flatMap((part, i) => conditionalsAsCel(part, `${path}.allOf[${i}]`));
+  throw new Error(`${path}: only conditionals can become CEL rules`);
 }
 
 /**
@@ -75,10 +109,10 @@ export function toCrdSchema(node: JsonSchemaNode, path: string, resolveRef: (ref
   }
   if (node.items && typeof node.items === 'object') out.items = toCrdSchema(node.items as JsonSchemaNode, `${path}[]`, resolveRef);
   if (node.uniqueItems === true) out['x-kubernetes-list-type'] = 'set';
-  if ('if' in node) out['x-kubernetes-validations'] = [conditionalAsCel(node, path)];
+  if ('if' in node || 'allOf' in node) out['x-kubernetes-validations'] = conditionalsAsCel(node, path);
   for (const key of Object.keys(node)) {
     const handled = (SAME as readonly string[]).includes(key) || IDENTITY_ONLY.has(key) ||
-      ['const', 'enum', 'type', 'properties', 'required', 'additionalProperties', 'items', 'uniqueItems', 'if', 'then', '$ref'].includes(key);
+      ['const', 'enum', 'type', 'properties', 'required', 'additionalProperties', 'items', 'uniqueItems', 'if', 'then', 'else', 'allOf', '$ref'].includes(key);
     // propertyNames has no structural counterpart; the cairn validator still enforces it on every write.
     if (!handled && key !== 'propertyNames') throw new Error(`${path}: the JSON Schema keyword "${key}" has no CRD counterpart; teach crd-schema.ts about it`);
   }

@@ -93,6 +93,15 @@ describe('the JSON Schema to CRD conversion', () => {
 
   it('carries the mongodb storage rule as CEL', () => {
     const db = toCrdSchema({ type: 'object', properties: { type: { enum: ['postgresql', 'mongodb'] }, storageGb: { type: 'integer' } }, if: { properties: { type: { const: 'mongodb' } }, required: ['type'] }, then: { not: { required: ['storageGb'] } } }, 'p', noRefs);
-    expect(db['x-kubernetes-validations']).toEqual([{ rule: "!has(self.type) || self.type != 'mongodb' || !has(self.storageGb)", message: 'storageGb may not be set when type is mongodb' }]);
+    expect(db['x-kubernetes-validations']).toEqual([{ rule: "!(has(self.type) && self.type == 'mongodb') || (!has(self.storageGb))", message: 'when type is mongodb, storageGb may not be set' }]);
+  });
+
+  it('carries the managed-database rule, both branches, as CEL', () => {
+    const managed = { if: { properties: { managed: { const: true } }, required: ['managed'] }, then: { required: ['provider', 'size'], properties: { server: false } }, else: { required: ['server'], properties: { provider: false } } };
+    const db = toCrdSchema({ type: 'object', properties: { managed: { type: 'boolean' }, server: { type: 'string' }, provider: { type: 'string' }, size: { type: 'string' } }, allOf: [managed] }, 'p', noRefs);
+    expect(db['x-kubernetes-validations']).toEqual([
+      { rule: '!(has(self.managed) && self.managed == true) || (has(self.provider) && has(self.size) && !has(self.server))', message: 'when managed is true, provider, size must be set and server may not be set' },
+      { rule: '(has(self.managed) && self.managed == true) || (has(self.server) && !has(self.provider))', message: 'unless managed is true, server must be set and provider may not be set' },
+    ]);
   });
 });

@@ -40,7 +40,10 @@ export interface ReferenceField {
 export const REFERENCE_FIELDS: Record<Kind, readonly ReferenceField[]> = {
   Provider: [],
   Server: [{ pointer: '/spec/provider', field: 'provider', target: 'Provider', many: false }],
-  Database: [{ pointer: '/spec/server', field: 'server', target: 'Server', many: false }],
+  Database: [
+    { pointer: '/spec/server', field: 'server', target: 'Server', many: false },
+    { pointer: '/spec/provider', field: 'provider', target: 'Provider', many: false },
+  ],
   App: [
     { pointer: '/spec/server', field: 'server', target: 'Server', many: false },
     { pointer: '/spec/databases', field: 'databases', target: 'Database', many: true },
@@ -51,7 +54,7 @@ export const REFERENCE_FIELDS: Record<Kind, readonly ReferenceField[]> = {
 export const REPLACEMENT_FIELDS: Record<Kind, readonly string[]> = {
   Provider: ['vendor'],
   Server: ['provider', 'region', 'image', 'userData'],
-  Database: ['type', 'server'],
+  Database: ['type', 'server', 'managed', 'provider', 'region'],
   App: ['server'],
 };
 

@@ -33,7 +33,13 @@ const PATTERN_MESSAGES: Record<string, string> = {
 
 /** Conditional rules (`if`/`then`/`not`) of a kind's schema, worded for users. */
 const RULE_MESSAGES: Record<string, string> = {
-  'Database#/properties/spec/then/not': 'storageGb is only for postgresql',
+  'Database#/properties/spec/allOf/0/then/not': 'storageGb is only for postgresql',
+  'Database#/properties/spec/allOf/1/then/properties/server/false schema':
+    'a managed database (managed: true) runs at its provider, not on a server: remove server',
+  ...Object.fromEntries(['provider', 'region', 'size'].map((field) => [
+    `Database#/properties/spec/allOf/1/else/properties/${field}/false schema`,
+    `${field} is for managed databases only: add managed: true, or remove ${field} and name the server it runs on`,
+  ])),
   'App#/properties/metadata/properties/annotations/properties/cairn.dev~1external-id/false schema':
     'apps cannot be imported: cairn builds and deploys an app itself; remove the annotation and cairn deploys it',
 };

@@ -44,6 +44,21 @@ describe('validateManifestShape', () => {
     expect(validateManifestShape(app)).toEqual([{ pointer: '/spec/source', message: 'exactly one of git, image, path' }]);
   });
 
+  it('holds a managed database to provider, region and size, and one on a server to its server, in words', () => {
+    const managed = { type: 'postgresql', version: '16', managed: true, provider: 'do', region: 'fra1', size: 'db-s-1vcpu-1gb' };
+    const onServer = (spec: object) => ({ apiVersion: 'cairn.dev/v1', kind: 'Database', metadata: { name: 'db' }, spec });
+    expect(validateManifestShape(onServer(managed))).toEqual([]);
+    expect(validateManifestShape(onServer({ type: 'postgresql', version: '16', managed: true, provider: 'do', server: 'web-1' }))).toEqual([
+      { pointer: '/spec/region', message: 'is required' },
+      { pointer: '/spec/size', message: 'is required' },
+      { pointer: '/spec/server', message: 'a managed database (managed: true) runs at its provider, not on a server: remove server' },
+    ]);
+    expect(validateManifestShape(onServer({ type: 'postgresql', version: '16', server: 'web-1', size: 'db-s-1vcpu-1gb' }))).toEqual([
+      { pointer: '/spec/size', message: 'size is for managed databases only: add managed: true, or remove size and name the server it runs on' },
+    ]);
+    expect(validateManifestShape(onServer({ type: 'postgresql', version: '16' }))).toEqual([{ pointer: '/spec/server', message: 'is required' }]);
+  });
+
   it('refuses an import annotation on an App, saying apps cannot be imported (plans never show an import cairn would not carry out)', () => {
     const app = { apiVersion: 'cairn.dev/v1', kind: 'App', metadata: { name: 'shop', annotations: { 'cairn.dev/external-id': 'app-1' } }, spec: { server: 'web-1', source: { path: '/srv' } } };
     expect(validateManifestShape(app)).toEqual([

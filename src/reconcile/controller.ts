@@ -322,7 +322,8 @@ export class Controller {
         return `${scope}/${r.spec.provider}`;
       case 'Database':
       case 'App': {
-        const server = this.store.resources.find(r.tenant, { kind: 'Server', namespace: r.namespace, name: r.spec.server });
+        if (r.kind === 'Database' && r.spec.managed === true) return `${scope}/${r.spec.provider ?? '?'}`;
+        const server = this.store.resources.find(r.tenant, { kind: 'Server', namespace: r.namespace, name: r.spec.server ?? '' });
         return `${scope}/${server?.spec.provider ?? '?'}`;
       }
     }

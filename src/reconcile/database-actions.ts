@@ -8,7 +8,7 @@ import type { StoredResource } from '../model/resource.js';
 import type { ActionProgress } from '../store/actions.js';
 import type { ReconcileContext } from './context.js';
 import type { DatabaseAtVendor } from './database-backups.js';
-import { replacePassword, storedPassword } from './database-password.js';
+import { DATABASE_PASSWORD, replacePassword, storedPassword } from './database-password.js';
 import type { StepResult } from './managed.js';
 import { attempt } from './record-steps.js';
 import { failAction } from './state-actions.js';
@@ -76,6 +76,21 @@ export async function rotationStep(ctx: ReconcileContext, r: StoredResource<'Dat
  * A database cairn holds no password for (made before cairn kept them, or the secret was
  * lost) gets a new one, so its credentials and the apps' URLs work again.
  */
+/**
+ * A managed database whose vendor chose its password (it cannot take cairn's): the one it chose
+ * is kept, encrypted, as the database's password, and apps using it are woken to take it up.
+ */
+export async function vendorPasswordStep(ctx: ReconcileContext, r: StoredResource<'Database'>, db: DatabaseAtVendor): Promise<StepResult | null> {
+  if (db.managed !== true) return null;
+  const endpoint = await db.runtime.endpoint(db.externalId);
+  if (endpoint.vendorPassword === undefined || endpoint.vendorPassword === storedPassword(ctx, r)) return null;
+  const hadOne = storedPassword(ctx, r) !== undefined;
+  ctx.store.secrets.put(r.tenant, DATABASE_PASSWORD, r.uid, endpoint.vendorPassword);
+  if (hadOne) ctx.record(r, 'Normal', REASON_CREDENTIALS_RESET, `the vendor set a new password for database ${db.externalId}; cairn keeps it`);
+  wakeApps(ctx, r);
+  return { message: 'took the password the vendor chose', usable: true, requeueAfterMs: 0 };
+}
+
 export async function missingPasswordStep(ctx: ReconcileContext, r: StoredResource<'Database'>, db: DatabaseAtVendor): Promise<StepResult | null> {
   if (storedPassword(ctx, r) !== undefined) return null;
   const reset = await replacePassword(ctx, r, (password) => db.runtime.setPassword(db.externalId, password), () => undefined);

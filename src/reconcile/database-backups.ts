@@ -27,6 +27,8 @@ const BACKING_UP = 'backing_up';
 export interface DatabaseAtVendor {
   runtime: DatabaseRuntime;
   externalId: string;
+  /** It is a vendor's managed database (which may choose its own password). */
+  managed?: boolean;
 }
 
 /** Follows the oldest running backup; null when none is running. */

@@ -5,7 +5,8 @@
  * variable, or a bundle stored (encrypted) through the API — and never logged.
  */
 import { createHash } from 'node:crypto';
-import type { CloudDriver, DriverConfig, RuntimeDriver, Vendor, VendorCredentials } from '../drivers/contract.js';
+import type { CloudDriver, DriverConfig, ManagedDatabaseDriver, RuntimeDriver, Vendor, VendorCredentials } from '../drivers/contract.js';
+import { managedDatabaseVendors } from '../drivers/registry.js';
 import { getVendor } from '../drivers/registry.js';
 import type { StoredResource } from '../model/resource.js';
 import type { DataKeyWrapper } from '../secrets/sealed-stream.js';
@@ -19,6 +20,7 @@ export const REASON_CREDENTIALS_MISSING = 'CredentialsMissing';
 export const REASON_CREDENTIALS_INVALID = 'CredentialsUnusable';
 export const REASON_UNKNOWN_VENDOR = 'UnknownVendor';
 export const REASON_HOST_ACCESS_DENIED = 'HostAccessDenied';
+export const REASON_NO_MANAGED_DATABASES = 'NoManagedDatabases';
 
 interface CachedDrivers {
   /** The provider's generation and credentials the drivers were made with (a digest, never the values). */
@@ -27,6 +29,7 @@ interface CachedDrivers {
   vendor: Vendor;
   cloud?: Promise<CloudDriver>;
   runtime?: Promise<RuntimeDriver>;
+  managed?: Promise<ManagedDatabaseDriver>;
 }
 
 export interface DriverPoolOptions {
@@ -67,6 +70,27 @@ export class DriverPool {
     const entry = this.entryFor(provider);
     entry.runtime ??= this.build(provider, entry, entry.vendor.createRuntimeDriver(entry.config).then((d) => this.wrap(d)));
     return entry.runtime;
+  }
+
+  /**
+   * The provider's managed database service for `engine` (any engine when not given); stalls,
+   * naming the vendors that have one, when its vendor has none or does not run that engine.
+   */
+  async managedDatabasesFor(provider: StoredResource<'Provider'>, engine?: string): Promise<ManagedDatabaseDriver> {
+    const entry = this.entryFor(provider);
+    const create = entry.vendor.createManagedDatabases?.bind(entry.vendor);
+    const engines = entry.vendor.managedDatabaseEngines ?? [];
+    if (!create || (engine !== undefined && !engines.some((e) => e === engine))) {
+      const offers = create ? `runs only ${engines.join(', ')} as managed databases` : 'has no managed databases in cairn';
+      const elsewhere = managedDatabaseVendors(engine);
+      throw new StallError(
+        REASON_NO_MANAGED_DATABASES,
+        `Provider/${provider.name}: vendor ${entry.vendor.id} ${offers}; ` +
+          `${elsewhere.length > 0 ? `managed ${engine ?? 'databases'} run at ${elsewhere.join(', ')}` : `no vendor in cairn runs managed ${engine ?? 'databases'} yet`}, or place the database on a server (spec.server)`,
+      );
+    }
+    entry.managed ??= this.build(provider, entry, create(entry.config).then((d) => this.wrap(d)));
+    return entry.managed;
   }
 
   async close(): Promise<void> {
@@ -197,7 +221,8 @@ function parseBundle(text: string): VendorCredentials | undefined {
 }
 
 async function closeEntry(entry: CachedDrivers): Promise<void> {
-  const closing = [entry.cloud, entry.runtime].filter((d): d is Promise<CloudDriver> | Promise<RuntimeDriver> => d !== undefined);
+  const closing: Array<Promise<{ close(): Promise<void> }>> = [];
+  for (const driver of [entry.cloud, entry.runtime, entry.managed]) if (driver !== undefined) closing.push(driver);
   await Promise.allSettled(closing.map(async (d) => (await d).close()));
 }
 

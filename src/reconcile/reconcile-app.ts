@@ -14,6 +14,7 @@ import { beginRollout, failRollout, recordRollout, releaseFailure, requestedRoll
 import type { ReconcileContext, ReconcileResult } from './context.js';
 import { findDependency, REASON_WAITING_FOR_DEPENDENCY, requireReady } from './dependencies.js';
 import { storedPassword } from './database-password.js';
+import { databaseHomeOf } from './database-home.js';
 import { doing, WaitError } from './errors.js';
 import { observeManagedDrift, reconcileManaged, type ManagedAdapter, type Progress } from './managed.js';
 import { placementOf } from './placement.js';
@@ -30,8 +31,8 @@ export function databaseUrlVariable(databaseName: string): string {
 /** The URL of a Ready database, with the password cairn keeps for it. */
 async function databaseUrl(ctx: ReconcileContext, app: StoredResource<'App'>, name: string): Promise<string> {
   const db = requireReady(ctx, app, 'Database', name);
-  const placed = await placementOf(ctx, db, db.spec.server, 'converge');
-  const endpoint = await doing(`read the endpoint of Database/${name}`, () => placed.runtime.databases.endpoint(db.status.externalId ?? ''));
+  const home = await databaseHomeOf(ctx, db, db.spec, 'converge');
+  const endpoint = await doing(`read the endpoint of Database/${name}`, () => home.databases.endpoint(db.status.externalId ?? ''));
   const password = storedPassword(ctx, db);
   if (password === undefined) {
     throw new WaitError(REASON_WAITING_FOR_DEPENDENCY, `waiting for Database/${name} to get a password from cairn`, PASSWORD_RETRY_MS);

@@ -9,20 +9,18 @@
 import type { DatabaseDesired, DatabaseObserved } from '../drivers/contract.js';
 import { effectiveDeletionPolicy, type StoredResource } from '../model/resource.js';
 import type { ReconcileContext, ReconcileResult } from './context.js';
-import { missingPasswordStep, restoreStep, rotationStep } from './database-actions.js';
+import { missingPasswordStep, restoreStep, rotationStep, vendorPasswordStep } from './database-actions.js';
 import { pendingBackupStep, retentionStep, runningBackupStep, scheduledBackupStep, untilNextScheduledBackup, type DatabaseAtVendor } from './database-backups.js';
 import { forgetPasswords, passwordForCreate, storedPassword } from './database-password.js';
 import { finalBackupStep } from './final-backup.js';
 import { REASON_CREATING, observeManagedDrift, reconcileManaged, type ManagedAdapter, type Progress, type StepResult } from './managed.js';
-import { placementOf } from './placement.js';
+import { databaseHomeOf, specAtVendor } from './database-home.js';
 import type { StatusDraft } from './status-draft.js';
 
-/** The runtime holding the observed database: on its spec's server, or (deleting) the one it was applied to. */
+/** The runtime holding the observed database: where its spec puts it, or (deleting) where it was applied. */
 async function atVendor(ctx: ReconcileContext, r: StoredResource<'Database'>, observed: DatabaseObserved, purpose: 'converge' | 'delete'): Promise<DatabaseAtVendor> {
-  const applied = r.status.appliedSpec?.server;
-  const server = purpose === 'delete' && typeof applied === 'string' ? applied : r.spec.server;
-  const placed = await placementOf(ctx, r, server, purpose);
-  return { runtime: placed.runtime.databases, externalId: observed.id };
+  const home = await databaseHomeOf(ctx, r, specAtVendor(r, purpose), purpose);
+  return { runtime: home.databases, externalId: observed.id, managed: home.managed !== undefined };
 }
 
 /** The first step that has something to do, in order; null when none has. */
@@ -40,15 +38,18 @@ const databaseAdapter: ManagedAdapter<'Database', DatabaseDesired, DatabaseObser
   deletingPhase: 'deleting',
 
   async connect(ctx, r, spec, purpose) {
-    const placed = await placementOf(ctx, r, spec.server, purpose);
-    return { client: placed.runtime.databases, vendor: placed.vendor };
+    const home = await databaseHomeOf(ctx, r, spec, purpose);
+    return { client: home.databases, vendor: home.vendor };
   },
 
   async desired(ctx, r) {
-    const placed = await placementOf(ctx, r, r.spec.server, 'converge');
+    const home = await databaseHomeOf(ctx, r, r.spec, 'converge');
     // The password only matters at create (see beforeApply); later it changes only through setPassword.
     const password = storedPassword(ctx, r) ?? '';
-    return { name: r.name, type: r.spec.type, version: r.spec.version, storageGb: r.spec.storageGb ?? null, placement: placed.placement, password };
+    return {
+      name: r.name, type: r.spec.type, version: r.spec.version, storageGb: r.spec.storageGb ?? null, placement: home.placement, password,
+      ...(home.managed ? { managed: home.managed } : {}),
+    };
   },
 
   beforeApply(ctx, r, desired, _draft, operation) {
@@ -58,6 +59,7 @@ const databaseAdapter: ManagedAdapter<'Database', DatabaseDesired, DatabaseObser
 
   drift(_ctx, _r, desired, observed) {
     const changes: string[] = [];
+    if (desired.managed && observed.size !== undefined && observed.size !== desired.managed.size) changes.push(`size: ${observed.size} → ${desired.managed.size}`);
     if (observed.storageGb !== desired.storageGb) changes.push(`storageGb: ${observed.storageGb ?? 'none'} → ${desired.storageGb ?? 'none'}`);
     if (observed.version !== desired.version) changes.push(`version: ${observed.version} → ${desired.version}`);
     if (observed.down !== undefined) changes.push(`running: ${observed.down} → started again`);
@@ -92,6 +94,7 @@ const databaseAdapter: ManagedAdapter<'Database', DatabaseDesired, DatabaseObser
   async afterSync(ctx, r, observed, draft) {
     const db = await atVendor(ctx, r, observed, 'converge');
     return firstStep([
+      () => vendorPasswordStep(ctx, r, db),
       () => missingPasswordStep(ctx, r, db),
       () => runningBackupStep(ctx, r, db, draft),
       () => restoreStep(ctx, r, db, draft),
@@ -118,7 +121,7 @@ const databaseAdapter: ManagedAdapter<'Database', DatabaseDesired, DatabaseObser
   importConflicts(_ctx, r, desired, observed) {
     const conflicts: string[] = [];
     if (observed.type !== desired.type) conflicts.push(`spec.type is ${JSON.stringify(desired.type)} but database ${observed.id} is ${JSON.stringify(observed.type)}`);
-    if (observed.serverId !== desired.placement.serverExternalId) {
+    if (!desired.managed && observed.serverId !== desired.placement.serverExternalId) {
       conflicts.push(`spec.server is ${r.spec.server} (${desired.placement.serverExternalId}) but database ${observed.id} is on server ${observed.serverId}`);
     }
     return conflicts;

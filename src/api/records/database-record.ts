@@ -11,6 +11,10 @@ import { applyBodyFields, specRecordFields } from './rest-fields.js';
 export interface DatabaseRecord extends BaseRecord {
   type: 'postgresql' | 'mongodb';
   server_id: string | null;
+  managed: boolean;
+  provider_id: string | null;
+  region: string | null;
+  size: string | null;
   version: string;
   storage_gb: number | null;
   backup_schedule: string | null;
@@ -24,7 +28,11 @@ export interface DatabaseRecord extends BaseRecord {
 export interface DatabaseCreateBody {
   name: string;
   type: 'postgresql' | 'mongodb';
-  server_id: string;
+  server_id?: string;
+  managed?: boolean;
+  provider_id?: string;
+  region?: string;
+  size?: string;
   version: string;
   storage_gb?: number;
   backup_schedule?: string;
@@ -42,7 +50,7 @@ export interface DatabaseUpdateBody {
   labels?: Record<string, string>;
 }
 
-type SpecRecordField = 'type' | 'version' | 'storage_gb' | 'backup_schedule' | 'backup_retention' | 'deletion_policy';
+type SpecRecordField = 'type' | 'managed' | 'region' | 'size' | 'version' | 'storage_gb' | 'backup_schedule' | 'backup_retention' | 'deletion_policy';
 
 export function databaseRecord(r: StoredResource<'Database'>, lookup: ResourceLookup): DatabaseRecord {
   const endpoints = r.status.endpoints ?? {};
@@ -50,7 +58,8 @@ export function databaseRecord(r: StoredResource<'Database'>, lookup: ResourceLo
   return {
     ...baseRecord(r),
     ...(specRecordFields('Database', r.spec) as Pick<DatabaseRecord, SpecRecordField>),
-    server_id: lookup.idOf('Server', r.spec.server, r.namespace),
+    server_id: r.spec.server === undefined ? null : lookup.idOf('Server', r.spec.server, r.namespace),
+    provider_id: r.spec.provider === undefined ? null : lookup.idOf('Provider', r.spec.provider, r.namespace),
     deletion_policy: effectiveDeletionPolicy(r),
     host: typeof endpoints.host === 'string' ? endpoints.host : null,
     port: typeof endpoints.port === 'number' ? endpoints.port : null,
@@ -58,8 +67,9 @@ export function databaseRecord(r: StoredResource<'Database'>, lookup: ResourceLo
   };
 }
 
-export function databaseManifest(body: DatabaseCreateBody, serverName: string): Manifest<'Database'> {
-  const spec: DatabaseSpec = { type: body.type, server: serverName, version: body.version };
+/** The manifest of a create body: on the server named, or (managed) at the provider named. */
+export function databaseManifest(body: DatabaseCreateBody, home: { server?: string; provider?: string }): Manifest<'Database'> {
+  const spec: DatabaseSpec = { type: body.type, version: body.version, ...(home.server !== undefined ? { server: home.server } : {}), ...(home.provider !== undefined ? { provider: home.provider } : {}) };
   applyBodyFields('Database', 'create', body, spec);
   return { apiVersion: 'cairn.dev/v1', kind: 'Database', metadata: apiMetadata(body.name, body.labels), spec };
 }

@@ -32,6 +32,8 @@ export interface FieldMapping {
   clearsParent?: boolean;
   /** The REST field's description when the schema's (which speaks of names) does not fit it. */
   description?: string;
+  /** Taken by bodies but never shown by records (it may hold secrets, like a server's user data). */
+  writeOnly?: boolean;
 }
 
 export interface KindMapping {
@@ -62,7 +64,7 @@ export const REST_FIELD_MAPPING: Readonly<Record<Kind, KindMapping>> = {
       provider: { rest: 'provider_id', references: 'Provider', update: false },
       region: { update: false },
       image: { component: 'OsImage' },
-      userData: { update: false },
+      userData: { update: false, writeOnly: true },
     },
     specOnly: {},
     restOnly: { create: { ssh_key_ids: 'SshKeyIds' }, update: {} },
@@ -71,6 +73,10 @@ export const REST_FIELD_MAPPING: Readonly<Record<Kind, KindMapping>> = {
     fields: {
       type: { component: 'DatabaseType', update: false },
       server: { rest: 'server_id', references: 'Server', update: false },
+      managed: { component: 'DatabaseManaged', update: false },
+      provider: { rest: 'provider_id', references: 'Provider', update: false },
+      region: { component: 'DatabaseRegion', update: false },
+      size: { component: 'DatabaseSize' },
       version: { component: 'DatabaseVersion' },
       storageGb: { component: 'StorageGb' },
       'backup.schedule': { component: 'BackupSchedule', update: 'clearable', clearsParent: true },

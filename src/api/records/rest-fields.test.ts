@@ -54,7 +54,7 @@ describe('app updates', () => {
 
 describe('database bodies', () => {
   it('put backup_schedule and backup_retention into spec.backup', () => {
-    const manifest = databaseManifest({ name: 'db', type: 'postgresql', server_id: 'x', version: '16', backup_schedule: '0 3 * * *', backup_retention: 3 }, 'web');
+    const manifest = databaseManifest({ name: 'db', type: 'postgresql', server_id: 'x', version: '16', backup_schedule: '0 3 * * *', backup_retention: 3 }, { server: 'web' });
     expect(manifest.spec).toEqual({ type: 'postgresql', server: 'web', version: '16', backup: { schedule: '0 3 * * *', retention: 3 } });
   });
 
@@ -73,7 +73,7 @@ describe('records', () => {
   it('show the schema default where the spec leaves a field out, and null where it has none', () => {
     expect(specRecordFields('Database', { type: 'mongodb', server: 'web', version: '7' })).toEqual({
       // deletionPolicy has no schema default: Delete unless imported, which the records decide (effectiveDeletionPolicy).
-      type: 'mongodb', version: '7', storage_gb: null, backup_schedule: null, backup_retention: null, deletion_policy: null,
+      type: 'mongodb', version: '7', storage_gb: null, backup_schedule: null, backup_retention: null, deletion_policy: null, managed: false, region: null, size: null,
     });
     expect(specRecordFields('Database', { type: 'postgresql', server: 'web', version: '16', backup: { schedule: '0 3 * * *' } })).toMatchObject({ backup_retention: 7 });
     expect(specRecordFields('Server', { provider: 'p', region: 'eu-1', size: 'small' })).toEqual({ region: 'eu-1', size: 'small', image: 'debian-12', state: 'running', deletion_policy: null });

@@ -26,6 +26,8 @@ export interface RestField {
   whenAbsent?: unknown;
   /** Null in an update takes out the object around the field too (that object requires it). */
   clearsParent?: boolean;
+  /** Taken by bodies, never shown by records. */
+  writeOnly?: boolean;
 }
 
 type Json = Record<string, unknown>;
@@ -98,7 +100,7 @@ export function applyBodyFields(kind: Kind, mode: 'create' | 'update', body: obj
 export function specRecordFields(kind: Kind, spec: object): Record<string, unknown> {
   const record: Record<string, unknown> = {};
   for (const field of REST_FIELDS[kind]) {
-    if (field.references) continue;
+    if (field.references || field.writeOnly) continue;
     const value = specValue(spec, field.spec);
     if (value !== undefined) record[field.rest] = value;
     else if (field.whenAbsent !== undefined && parentPresent(spec, field.spec)) record[field.rest] = structuredClone(field.whenAbsent);

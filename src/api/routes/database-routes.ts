@@ -19,7 +19,7 @@ import { checkManifest } from '../records/manifest-check.js';
 import { backupRecord } from '../records/operation-record.js';
 import { validateBody } from '../request-validation.js';
 import { pathId, sendRecord, setLocation } from '../respond.js';
-import { runtimeOf } from '../runtime-access.js';
+import { databaseRuntimeOf } from '../runtime-access.js';
 import { expectedVersion } from '../versioning.js';
 
 function booleanQuery(req: Request, name: string): boolean {
@@ -50,8 +50,9 @@ export function databaseRoutes(deps: ApiDeps): Router {
     const principal = allowed(res, 'write');
     const body = validateBody<DatabaseCreateBody>('post', '/databases', req.body);
     const lookup = lookupFor(principal.tenant);
-    const server = lookup.referenced('Server', body.server_id, '/server_id');
-    const manifest = checkManifest(databaseManifest(body, server.name));
+    const server = body.server_id === undefined ? undefined : lookup.referenced('Server', body.server_id, '/server_id').name;
+    const provider = body.provider_id === undefined ? undefined : lookup.referenced('Provider', body.provider_id, '/provider_id').name;
+    const manifest = checkManifest(databaseManifest(body, { ...(server !== undefined ? { server } : {}), ...(provider !== undefined ? { provider } : {}) }));
     const created = store.resources.create(principal.tenant, 'api', manifest) as StoredResource<'Database'>;
     deps.afterWrite();
     setLocation(req, res, 'databases', created.uid);
@@ -99,8 +100,8 @@ export function databaseRoutes(deps: ApiDeps): Router {
     const db = lookup.byId('Database', pathId(req));
     const password = store.secrets.get(db.tenant, 'database-password', db.uid);
     if (password === undefined) throw new ConflictError(`database ${db.name} has no credentials yet (status ${db.status.phase}); they exist once it is created`);
-    const { runtime, externalId } = await runtimeOf(deps.drivers, lookup, db);
-    const endpoint = await runtime.databases.endpoint(externalId);
+    const { databases, externalId } = await databaseRuntimeOf(deps.drivers, lookup, db);
+    const endpoint = await databases.endpoint(externalId);
     store.auditLog.append({ tenant: principal.tenant, actor: principal.subject, action: 'database.credentials.read', target: db.uid });
     res.setHeader('Cache-Control', 'no-store');
     res.json({

@@ -82,7 +82,7 @@ export function deployRoutes(deps: ApiDeps, catalogs: ProviderCatalogs): Router 
       manifests.push(checkManifest(databaseManifest({
         name, type: required(body.engine, 'engine', 'database'), server_id: '', version: required(body.version, 'version', 'database'),
         ...(body.storage_gb !== undefined ? { storage_gb: body.storage_gb } : {}), ...(body.labels ? { labels: body.labels } : {}),
-      }, serverName)));
+      }, { server: serverName })));
     } else if (body.type === 'app') {
       const databases = (body.database_ids ?? []).map((id, i) => lookup.referenced('Database', id, `/database_ids/${i}`).name);
       const { type: _type, provider: _provider, region: _region, size: _size, image: _image, engine: _engine, version: _version, storage_gb: _storage, ...appFields } = body;

@@ -43,6 +43,7 @@ export function providerRoutes(deps: ApiDeps, catalogs: ProviderCatalogs): Route
       id: v.id,
       description: v.description,
       credential_fields: v.credentialFields.map((f) => ({ name: f.name, description: f.description, required: f.required })),
+      managed_databases: v.managedDatabaseEngines ?? [],
     }));
     res.json({ items, next_cursor: null });
   });

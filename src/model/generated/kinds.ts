@@ -121,32 +121,31 @@ export interface ServerSpec {
   deletionPolicy?: "Delete" | "Orphan";
 }
 
-/**
- * A database placed on a Server.
- */
-export interface Database {
-  /**
-   * Always cairn.dev/v1.
-   */
-  apiVersion: "cairn.dev/v1";
-  kind: "Database";
-  metadata: ObjectMeta;
-  spec: DatabaseSpec;
-  /**
-   * Written by cairn; ignored on input.
-   */
-  status?: {};
-}
-
-export interface DatabaseSpec {
+export type DatabaseSpec = {
   /**
    * Database engine. Changing it replaces the database.
    */
   type: "postgresql" | "mongodb";
   /**
-   * Name of the Server (same namespace) the database runs on. Changing it replaces the database.
+   * Name of the Server (same namespace) the database runs on; required unless managed. Changing it replaces the database.
    */
-  server: string;
+  server?: string;
+  /**
+   * true: the vendor of `provider` runs it as its managed database service (in `region`, of `size`), with the vendor's own backups and restore; no Server is involved. Changing it replaces the database.
+   */
+  managed?: boolean;
+  /**
+   * Managed databases only: name of the Provider (same namespace) whose vendor runs it. Changing it replaces the database.
+   */
+  provider?: string;
+  /**
+   * Managed databases only: the vendor's region slug for it. Changing it replaces the database.
+   */
+  region?: string;
+  /**
+   * Managed databases only: the vendor's slug for the size of its database nodes, e.g. db-s-1vcpu-1gb at DigitalOcean (the README's section on each vendor names them). Changed in place where the vendor can.
+   */
+  size?: string;
   /**
    * Major version of the engine, as a string, e.g. "16".
    */
@@ -160,6 +159,23 @@ export interface DatabaseSpec {
    * What deleting the resource does at the vendor: Delete (after a final backup) or Orphan (leave it in place). Unset: Delete, except for a database imported with the cairn.dev/external-id annotation, which is left in place (Orphan) until the manifest says Delete.
    */
   deletionPolicy?: "Delete" | "Orphan";
+};
+
+/**
+ * A database placed on a Server, or run by a vendor as its managed database service.
+ */
+export interface Database {
+  /**
+   * Always cairn.dev/v1.
+   */
+  apiVersion: "cairn.dev/v1";
+  kind: "Database";
+  metadata: ObjectMeta;
+  spec: DatabaseSpec;
+  /**
+   * Written by cairn; ignored on input.
+   */
+  status?: {};
 }
 
 /**

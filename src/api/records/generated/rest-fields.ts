@@ -58,7 +58,8 @@ export const REST_FIELDS: Readonly<Record<Kind, readonly RestField[]>> = {
       "spec": "userData",
       "create": true,
       "update": false,
-      "component": "ServerUserData"
+      "component": "ServerUserData",
+      "writeOnly": true
     },
     {
       "rest": "state",
@@ -90,6 +91,35 @@ export const REST_FIELDS: Readonly<Record<Kind, readonly RestField[]>> = {
       "create": true,
       "update": false,
       "references": "Server"
+    },
+    {
+      "rest": "managed",
+      "spec": "managed",
+      "create": true,
+      "update": false,
+      "component": "DatabaseManaged",
+      "whenAbsent": false
+    },
+    {
+      "rest": "provider_id",
+      "spec": "provider",
+      "create": true,
+      "update": false,
+      "references": "Provider"
+    },
+    {
+      "rest": "region",
+      "spec": "region",
+      "create": true,
+      "update": false,
+      "component": "DatabaseRegion"
+    },
+    {
+      "rest": "size",
+      "spec": "size",
+      "create": true,
+      "update": "set",
+      "component": "DatabaseSize"
     },
     {
       "rest": "version",
