@@ -11,6 +11,7 @@ import { Controller } from '../src/reconcile/controller.js';
 import { Store } from '../src/store/store.js';
 import { startDigitalOceanDouble } from '../test/doubles/digitalocean.js';
 import { startHetznerDouble } from '../test/doubles/hetzner.js';
+import { SCALEWAY_TEST_PROJECT, startScalewayDouble } from '../test/doubles/scaleway.js';
 import { startVultrDouble } from '../test/doubles/vultr.js';
 import type { VendorDouble } from '../test/support/vendor-double.js';
 import type { Benchmark } from './support/benchmark.js';
@@ -39,6 +40,8 @@ interface VendorUnderBench {
   regions: string[];
   size: string;
   image: string;
+  /** The credentials variable's value for `token`, when the vendor takes more than a token (a JSON bundle). */
+  credentials?(token: string): string;
 }
 
 const BENCHED: VendorUnderBench[] = [
@@ -48,6 +51,10 @@ const BENCHED: VendorUnderBench[] = [
     image: 'debian-12-x64',
   },
   { vendor: 'vultr', start: (token, latencyMs) => startVultrDouble({ token, latencyMs, actionMs: 1000 }), regions: ['fra', 'ams', 'ewr'], size: 'vc2-1c-1gb', image: 'debian-12' },
+  {
+    vendor: 'scaleway', start: (token, latencyMs) => startScalewayDouble({ token, latencyMs, actionMs: 1000 }), regions: ['fr-par-1', 'nl-ams-1', 'pl-waw-1'], size: 'DEV1-S',
+    image: 'debian-12', credentials: (token) => JSON.stringify({ secret_key: token, project_id: SCALEWAY_TEST_PROJECT }),
+  },
 ];
 
 async function bench(target: VendorUnderBench, progress: (line: string) => void): Promise<VendorFigures> {
@@ -55,7 +62,7 @@ async function bench(target: VendorUnderBench, progress: (line: string) => void)
   const root = mkdtempSync(join(tmpdir(), 'cairn-bench-vendors-'));
   process.env.CAIRN_ALLOW_PRIVATE_ENDPOINTS = 'true';
   const tokenEnv = `CAIRN_BENCH_${vendor.toUpperCase()}_TOKEN`;
-  process.env[tokenEnv] = 'bench-token';
+  process.env[tokenEnv] = target.credentials ? target.credentials('bench-token') : 'bench-token';
   const double = await target.start('bench-token', LATENCY_MS);
   const store = Store.open(join(root, 'state'));
   const controller = new Controller(store, { dataDir: join(root, 'state'), pollMs: 1000 });

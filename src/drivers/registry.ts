@@ -7,6 +7,7 @@ import { digitalOceanVendor } from './digitalocean/index.js';
 import { hetznerVendor } from './hetzner/index.js';
 import { localVendor } from './local/index.js';
 import { sandboxVendor } from './sandbox/index.js';
+import { scalewayVendor } from './scaleway/index.js';
 import { vultrVendor } from './vultr/index.js';
 
 export const vendors: Map<string, Vendor> = new Map<string, Vendor>([
@@ -15,6 +16,7 @@ export const vendors: Map<string, Vendor> = new Map<string, Vendor>([
   [hetznerVendor.id, hetznerVendor],
   [digitalOceanVendor.id, digitalOceanVendor],
   [vultrVendor.id, vultrVendor],
+  [scalewayVendor.id, scalewayVendor],
 ]);
 
 /** The vendor with this id; throws an UnsupportedError listing the supported ones otherwise. */

@@ -186,8 +186,10 @@ export async function startVendorDouble(options: VendorDoubleOptions): Promise<V
 
   async function handle(method: string, url: URL, headers: IncomingMessage['headers'], text: string): Promise<DoubleAnswer & { operationId: string }> {
     let body: unknown;
+    const contentType = String(headers['content-type'] ?? 'application/json');
     try {
-      body = text === '' ? undefined : (JSON.parse(text) as unknown);
+      // A body the caller marked as something else than JSON (Scaleway's text/plain user data) is handed over as text.
+      body = text === '' ? undefined : contentType.includes('json') ? (JSON.parse(text) as unknown) : text;
     } catch {
       violations.push(`${method} ${url.pathname}: body is not JSON`);
       return { operationId: '?', status: 400, body: options.error(400, 'json_error', 'the body is not JSON') };

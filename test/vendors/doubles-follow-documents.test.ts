@@ -7,6 +7,7 @@
 import { describe, expect, it } from 'vitest';
 import { startDigitalOceanDouble } from '../doubles/digitalocean.js';
 import { startHetznerDouble } from '../doubles/hetzner.js';
+import { SCALEWAY_TEST_PROJECT, startScalewayDouble } from '../doubles/scaleway.js';
 import { startVultrDouble } from '../doubles/vultr.js';
 import { startVendorDouble, vendorDocument, type VendorDouble } from '../support/vendor-double.js';
 
@@ -18,6 +19,8 @@ interface Case {
   /** The document, and a list operation whose answer is replaced by one the document forbids. */
   document: string[];
   basePath?: string;
+  /** How the double takes its token, when not as a bearer token. */
+  auth?: (token: string) => Record<string, string>;
   list: { operationId: string; path: string; badAnswer: unknown };
 }
 
@@ -45,6 +48,14 @@ const CASES: Case[] = [
     basePath: '/v2',
     list: { operationId: 'list-regions', path: '/regions', badAnswer: { regions: 'not a list' } },
   },
+  {
+    vendor: 'scaleway',
+    start: (token) => startScalewayDouble({ token }),
+    badCreate: { path: '/instance/v1/zones/fr-par-1/servers', body: { name: 42, commercial_type: ['DEV1-S'], project: SCALEWAY_TEST_PROJECT }, operationId: 'CreateServer' },
+    document: ['scaleway', 'scaleway.instance.v1.Api.yml'],
+    auth: (token) => ({ 'x-auth-token': token }),
+    list: { operationId: 'ListServersTypes', path: '/instance/v1/zones/fr-par-1/products/servers', badAnswer: { servers: 'not a map' } },
+  },
 ];
 
 describe.each(CASES)('the $vendor double', (c) => {
@@ -53,11 +64,11 @@ describe.each(CASES)('the $vendor double', (c) => {
     try {
       const answer = await fetch(`${double.url}${c.badCreate.path}`, {
         method: 'POST',
-        headers: { authorization: 'Bearer doc-token', 'content-type': 'application/json' },
+        headers: { ...(c.auth ? c.auth('doc-token') : { authorization: 'Bearer doc-token' }), 'content-type': 'application/json' },
         body: JSON.stringify(c.badCreate.body),
       });
       expect(answer.status).toBe(400);
-      expect(JSON.stringify(await answer.json())).toMatch(/server_type|name|region|plan/);
+      expect(JSON.stringify(await answer.json())).toMatch(/server_type|name|region|plan|commercial_type/);
       expect(double.violations).toEqual([expect.stringContaining(`${c.badCreate.operationId}: request breaks the document`)]);
       expect(double.calls).toEqual([expect.objectContaining({ operationId: c.badCreate.operationId, status: 400 })]);
     } finally {

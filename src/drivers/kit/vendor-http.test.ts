@@ -12,16 +12,22 @@ import { VendorHttpClient } from './vendor-http.js';
 
 type Scripted = { status: number; body?: unknown; headers?: Record<string, string> };
 let script: Scripted[] = [];
-const received: Array<{ method: string; url: string; signature: string }> = [];
+const received: Array<{ method: string; url: string; signature: string; contentType?: string; text?: string }> = [];
 let server: Server;
 let baseUrl = '';
 
 beforeAll(async () => {
   server = createServer((req, res) => {
-    received.push({ method: req.method ?? '', url: req.url ?? '', signature: String(req.headers['x-signature']) });
-    const next = script.shift() ?? { status: 200, body: { ok: true } };
-    res.writeHead(next.status, { 'content-type': 'application/json', ...next.headers });
-    res.end(next.body === undefined ? '' : JSON.stringify(next.body));
+    const chunks: Buffer[] = [];
+    req.on('data', (chunk: Buffer) => chunks.push(chunk));
+    req.on('end', () => {
+      const text = Buffer.concat(chunks).toString('utf8');
+      const content = req.headers['content-type'];
+      received.push({ method: req.method ?? '', url: req.url ?? '', signature: String(req.headers['x-signature']), ...(content === undefined ? {} : { contentType: content, text }) });
+      const next = script.shift() ?? { status: 200, body: { ok: true } };
+      res.writeHead(next.status, { 'content-type': 'application/json', ...next.headers });
+      res.end(next.body === undefined ? '' : JSON.stringify(next.body));
+    });
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   baseUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}/v1`;
@@ -32,7 +38,7 @@ function client(): VendorHttpClient {
   return new VendorHttpClient({
     label: 'acme',
     baseUrl,
-    authorize: (request) => ({ 'x-signature': `${request.method} ${request.url.pathname}${request.url.search} ${request.body ?? ''}` }),
+    authorize: (request) => ({ 'x-signature': `${request.method} ${request.url.pathname}${request.url.search} ${request.body?.includes('\n') ? `${request.body.length} characters` : (request.body ?? '')}` }),
     readError: (body) => {
       const error = (body as { error?: { message?: string; field?: string } } | undefined)?.error;
       return error?.message === undefined ? undefined : { message: error.message, ...(error.field ? { field: error.field } : {}) };
@@ -49,7 +55,16 @@ describe('VendorHttpClient', () => {
     script = [{ status: 200, body: { servers: [] } }];
     const answer = await client().call({ method: 'POST', path: '/servers', query: { page: 2, skip: undefined }, body: { name: 'a' }, doing: 'create' });
     expect(answer.body).toEqual({ servers: [] });
-    expect(received).toEqual([{ method: 'POST', url: '/v1/servers?page=2', signature: 'POST /v1/servers?page=2 {"name":"a"}' }]);
+    expect(received).toEqual([{ method: 'POST', url: '/v1/servers?page=2', signature: 'POST /v1/servers?page=2 {"name":"a"}', contentType: 'application/json', text: '{"name":"a"}' }]);
+  });
+
+  it('sends a text body as it is, with its own content type, when the vendor takes one (user data)', async () => {
+    received.length = 0;
+    script = [{ status: 204 }];
+    const text = '#cloud-config\nruncmd: ["echo \\"hi\\""]\n';
+    const answer = await client().call({ method: 'PATCH', path: '/servers/1/user_data/cloud-init', text: { contentType: 'text/plain', body: text }, doing: 'set user data' });
+    expect(answer.status).toBe(204);
+    expect(received).toEqual([{ method: 'PATCH', url: '/v1/servers/1/user_data/cloud-init', signature: `PATCH /v1/servers/1/user_data/cloud-init ${text.length} characters`, contentType: 'text/plain', text }]);
   });
 
   it('sends a read again after a 503, but never a create', async () => {

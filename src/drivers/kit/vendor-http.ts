@@ -23,6 +23,8 @@ export interface VendorRequest {
   path: string;
   query?: Record<string, string | number | boolean | undefined>;
   body?: unknown;
+  /** A body sent as it is, not as JSON, with its content type (Scaleway's user data is `text/plain`). */
+  text?: { contentType: string; body: string };
   /** What is being done, for messages: `create server "web-1"`. */
   doing: string;
   /** Non-2xx statuses returned instead of thrown (404 for observe and delete). */
@@ -42,7 +44,7 @@ export interface VendorAnswer {
 export interface PreparedRequest {
   method: HttpMethod;
   url: URL;
-  /** The JSON text sent, if any. */
+  /** The text sent (JSON, or the request's own text body), if any. */
   body: string | undefined;
 }
 
@@ -132,10 +134,12 @@ export class VendorHttpClient {
   private async once(request: VendorRequest): Promise<VendorAnswer> {
     const where = `${this.options.label}: ${request.doing}`;
     await this.options.budget?.take(request.signal);
-    const prepared: PreparedRequest = { method: request.method, url: this.url(request), body: request.body === undefined ? undefined : JSON.stringify(request.body) };
+    const json = request.body === undefined ? undefined : JSON.stringify(request.body);
+    const prepared: PreparedRequest = { method: request.method, url: this.url(request), body: request.text?.body ?? json };
+    const contentType = request.text?.contentType ?? (json === undefined ? undefined : 'application/json');
     const headers = {
       accept: 'application/json',
-      ...(prepared.body === undefined ? {} : { 'content-type': 'application/json' }),
+      ...(contentType === undefined ? {} : { 'content-type': contentType }),
       ...(await this.options.authorize(prepared)),
     };
     const timeout = AbortSignal.timeout(this.options.requestTimeoutMs);
