@@ -10,6 +10,7 @@ import type { AnyManifest } from '../src/model/resource.js';
 import { Controller } from '../src/reconcile/controller.js';
 import { Store } from '../src/store/store.js';
 import { startDigitalOceanDouble } from '../test/doubles/digitalocean.js';
+import { startExoscaleDouble } from '../test/doubles/exoscale.js';
 import { startHetznerDouble } from '../test/doubles/hetzner.js';
 import { startVultrDouble } from '../test/doubles/vultr.js';
 import type { VendorDouble } from '../test/support/vendor-double.js';
@@ -39,6 +40,8 @@ interface VendorUnderBench {
   regions: string[];
   size: string;
   image: string;
+  /** What the provider's credentials variable holds, when not the token alone (a JSON bundle). */
+  credentials?: (token: string) => string;
 }
 
 const BENCHED: VendorUnderBench[] = [
@@ -48,6 +51,10 @@ const BENCHED: VendorUnderBench[] = [
     image: 'debian-12-x64',
   },
   { vendor: 'vultr', start: (token, latencyMs) => startVultrDouble({ token, latencyMs, actionMs: 1000 }), regions: ['fra', 'ams', 'ewr'], size: 'vc2-1c-1gb', image: 'debian-12' },
+  {
+    vendor: 'exoscale', start: (token, latencyMs) => startExoscaleDouble({ token, secret: 'bench-secret', latencyMs, actionMs: 1000 }), regions: ['ch-gva-2', 'de-fra-1', 'at-vie-1'],
+    size: 'standard.small', image: 'debian-12', credentials: (token) => JSON.stringify({ api_key: token, api_secret: 'bench-secret' }),
+  },
 ];
 
 async function bench(target: VendorUnderBench, progress: (line: string) => void): Promise<VendorFigures> {
@@ -55,7 +62,7 @@ async function bench(target: VendorUnderBench, progress: (line: string) => void)
   const root = mkdtempSync(join(tmpdir(), 'cairn-bench-vendors-'));
   process.env.CAIRN_ALLOW_PRIVATE_ENDPOINTS = 'true';
   const tokenEnv = `CAIRN_BENCH_${vendor.toUpperCase()}_TOKEN`;
-  process.env[tokenEnv] = 'bench-token';
+  process.env[tokenEnv] = target.credentials ? target.credentials('bench-token') : 'bench-token';
   const double = await target.start('bench-token', LATENCY_MS);
   const store = Store.open(join(root, 'state'));
   const controller = new Controller(store, { dataDir: join(root, 'state'), pollMs: 1000 });
