@@ -10,6 +10,7 @@ import type { AnyManifest } from '../src/model/resource.js';
 import { Controller } from '../src/reconcile/controller.js';
 import { Store } from '../src/store/store.js';
 import { startDigitalOceanDouble } from '../test/doubles/digitalocean.js';
+import { startExoscaleDouble } from '../test/doubles/exoscale.js';
 import { startHetznerDouble } from '../test/doubles/hetzner.js';
 import { SCALEWAY_TEST_PROJECT, startScalewayDouble } from '../test/doubles/scaleway.js';
 import { startVultrDouble } from '../test/doubles/vultr.js';
@@ -54,6 +55,10 @@ const BENCHED: VendorUnderBench[] = [
   {
     vendor: 'scaleway', start: (token, latencyMs) => startScalewayDouble({ token, latencyMs, actionMs: 1000 }), regions: ['fr-par-1', 'nl-ams-1', 'pl-waw-1'], size: 'DEV1-S',
     image: 'debian-12', credentials: (token) => JSON.stringify({ secret_key: token, project_id: SCALEWAY_TEST_PROJECT }),
+  },
+  {
+    vendor: 'exoscale', start: (token, latencyMs) => startExoscaleDouble({ token, secret: 'bench-secret', latencyMs, actionMs: 1000 }), regions: ['ch-gva-2', 'de-fra-1', 'at-vie-1'],
+    size: 'standard.small', image: 'debian-12', credentials: (token) => JSON.stringify({ api_key: token, api_secret: 'bench-secret' }),
   },
 ];
 

@@ -4,6 +4,7 @@
 import type { Vendor } from './contract.js';
 import { UnsupportedError } from './errors.js';
 import { digitalOceanVendor } from './digitalocean/index.js';
+import { exoscaleVendor } from './exoscale/index.js';
 import { hetznerVendor } from './hetzner/index.js';
 import { localVendor } from './local/index.js';
 import { sandboxVendor } from './sandbox/index.js';
@@ -17,6 +18,7 @@ export const vendors: Map<string, Vendor> = new Map<string, Vendor>([
   [digitalOceanVendor.id, digitalOceanVendor],
   [vultrVendor.id, vultrVendor],
   [scalewayVendor.id, scalewayVendor],
+  [exoscaleVendor.id, exoscaleVendor],
 ]);
 
 /** The vendor with this id; throws an UnsupportedError listing the supported ones otherwise. */

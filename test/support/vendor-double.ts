@@ -40,8 +40,8 @@ export interface VendorDoubleOptions {
   handlers(example: (operationId: string) => Record<string, unknown>): Record<string, DoubleHandler>;
   /** The vendor's error body. */
   error(status: number, code: string, message: string): unknown;
-  /** Null when the request's credentials are good, else the refusal. */
-  authenticate(headers: IncomingMessage['headers']): DoubleAnswer | null;
+  /** Null when the request's credentials are good, else the refusal; `request` is for vendors that sign the whole request. */
+  authenticate(headers: IncomingMessage['headers'], request: { method: string; url: URL; body: string }): DoubleAnswer | null;
   /** The vendor's published budget, for 429s: at most `limit` requests per `windowMs`. */
   rateLimit?: { limit: number; windowMs: number };
   latencyMs?: number;
@@ -98,6 +98,9 @@ export function loadVendorDocument(path: string): Promise<Document> {
   if (!loaded) {
     loaded = $RefParser.dereference(path, { dereference: { circular: 'ignore' } }).then((doc) => {
       typelessNullables(doc, new Set());
+      booleanExclusiveBounds(doc, new Set());
+      const unshared = doc as Document;
+      unshared.paths = unshare(unshared.paths, []) as Document['paths'];
       for (const item of Object.values((doc as Document).paths ?? {})) {
         for (const op of Object.values(item ?? {})) {
           const responses = (op as { responses?: Record<string, unknown> }).responses;
@@ -127,6 +130,41 @@ function typelessNullables(node: unknown, seen: Set<object>): void {
     Reflect.deleteProperty(schema, 'nullable');
     schema['anyOf'] = [rest, { type: 'null' }];
   }
+}
+
+/**
+ * OpenAPI 3.0 (after JSON Schema draft 4) writes `exclusiveMinimum: true` beside `minimum`; Ajv
+ * takes the later form, the bound itself (`exclusiveMinimum: 0`). Rewritten in place; `false`
+ * (the default) is dropped.
+ */
+function booleanExclusiveBounds(node: unknown, seen: Set<object>): void {
+  if (typeof node !== 'object' || node === null || seen.has(node)) return;
+  seen.add(node);
+  const schema = node as Record<string, unknown>;
+  for (const value of Object.values(schema)) booleanExclusiveBounds(value, seen);
+  for (const [exclusive, bound] of [['exclusiveMinimum', 'minimum'], ['exclusiveMaximum', 'maximum']] as const) {
+    if (typeof schema[exclusive] !== 'boolean') continue;
+    if (schema[exclusive] === true && typeof schema[bound] === 'number') {
+      schema[exclusive] = schema[bound];
+      Reflect.deleteProperty(schema, bound);
+    } else {
+      Reflect.deleteProperty(schema, exclusive);
+    }
+  }
+}
+
+/**
+ * The operations as a tree: a schema the document shares between places (one `$ref` used twice)
+ * becomes a copy in each, cycles left as they are. openapi-backend replaces every repeated
+ * object by a `$ref` to its first place, which breaks when the repeat is a `properties` map
+ * (Exoscale's document has such).
+ */
+function unshare(node: unknown, ancestors: object[]): unknown {
+  if (typeof node !== 'object' || node === null) return node;
+  if (ancestors.includes(node)) return node;
+  const inner = [...ancestors, node];
+  if (Array.isArray(node)) return node.map((item) => unshare(item, inner));
+  return Object.fromEntries(Object.entries(node).map(([key, value]) => [key, unshare(value, inner)]));
 }
 
 function readBody(request: IncomingMessage): Promise<string> {
@@ -201,7 +239,7 @@ export async function startVendorDouble(options: VendorDoubleOptions): Promise<V
       return { operationId: '?', status: 404, body: options.error(404, 'not_found', `no route ${method} ${url.pathname}`) };
     }
     const operationId = operation.operationId;
-    const refused = options.authenticate(headers);
+    const refused = options.authenticate(headers, { method, url, body: text });
     if (refused) return { operationId, ...answerChecked(operation, refused, operationId) };
     const limited = rateLimited();
     if (limited && limited.status === 429) return { operationId, ...answerChecked(operation, limited, operationId) };

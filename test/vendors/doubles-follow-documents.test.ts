@@ -5,7 +5,9 @@
  * wire format the vendor would not speak.
  */
 import { describe, expect, it } from 'vitest';
+import { exoscaleAuthorization } from '../../src/drivers/exoscale/signature.js';
 import { startDigitalOceanDouble } from '../doubles/digitalocean.js';
+import { startExoscaleDouble } from '../doubles/exoscale.js';
 import { startHetznerDouble } from '../doubles/hetzner.js';
 import { SCALEWAY_TEST_PROJECT, startScalewayDouble } from '../doubles/scaleway.js';
 import { startVultrDouble } from '../doubles/vultr.js';
@@ -21,6 +23,8 @@ interface Case {
   basePath?: string;
   /** How the double takes its token, when not as a bearer token. */
   auth?: (token: string) => Record<string, string>;
+  /** The request's authorization header (default: the token as a bearer). */
+  authorization?: (url: URL, body: string) => string;
   list: { operationId: string; path: string; badAnswer: unknown };
 }
 
@@ -56,19 +60,30 @@ const CASES: Case[] = [
     auth: (token) => ({ 'x-auth-token': token }),
     list: { operationId: 'ListServersTypes', path: '/instance/v1/zones/fr-par-1/products/servers', badAnswer: { servers: 'not a map' } },
   },
+  {
+    vendor: 'exoscale',
+    start: (token) => startExoscaleDouble({ token, secret: 'doc-secret' }),
+    authorization: (url, body) => exoscaleAuthorization('doc-token', 'doc-secret', { method: 'POST', url, body }, Math.floor(Date.now() / 1000) + 600),
+    badCreate: { path: '/instance', body: { name: 42, 'disk-size': 10, template: {} }, operationId: 'create-instance' },
+    document: ['exoscale', 'source.yaml'],
+    basePath: '/v2',
+    list: { operationId: 'list-zones', path: '/zone', badAnswer: { zones: 'not a list' } },
+  },
 ];
 
 describe.each(CASES)('the $vendor double', (c) => {
   it('refuses a request its document forbids, in the vendor’s error shape, and records it', async () => {
     const double = await c.start('doc-token');
     try {
-      const answer = await fetch(`${double.url}${c.badCreate.path}`, {
+      const url = new URL(`${double.url}${c.badCreate.path}`);
+      const body = JSON.stringify(c.badCreate.body);
+      const answer = await fetch(url, {
         method: 'POST',
-        headers: { ...(c.auth ? c.auth('doc-token') : { authorization: 'Bearer doc-token' }), 'content-type': 'application/json' },
-        body: JSON.stringify(c.badCreate.body),
+        headers: { ...(c.auth ? c.auth('doc-token') : { authorization: c.authorization ? c.authorization(url, body) : 'Bearer doc-token' }), 'content-type': 'application/json' },
+        body,
       });
       expect(answer.status).toBe(400);
-      expect(JSON.stringify(await answer.json())).toMatch(/server_type|name|region|plan|commercial_type/);
+      expect(JSON.stringify(await answer.json())).toMatch(/server_type|name|region|plan|commercial_type|instance-type/);
       expect(double.violations).toEqual([expect.stringContaining(`${c.badCreate.operationId}: request breaks the document`)]);
       expect(double.calls).toEqual([expect.objectContaining({ operationId: c.badCreate.operationId, status: 400 })]);
     } finally {
