@@ -8,6 +8,7 @@ import { hetznerVendor } from './hetzner/index.js';
 import { localVendor } from './local/index.js';
 import { sandboxVendor } from './sandbox/index.js';
 import { vultrVendor } from './vultr/index.js';
+import { contaboVendor } from './contabo/index.js';
 
 export const vendors: Map<string, Vendor> = new Map<string, Vendor>([
   [sandboxVendor.id, sandboxVendor],
@@ -15,6 +16,7 @@ export const vendors: Map<string, Vendor> = new Map<string, Vendor>([
   [hetznerVendor.id, hetznerVendor],
   [digitalOceanVendor.id, digitalOceanVendor],
   [vultrVendor.id, vultrVendor],
+  [contaboVendor.id, contaboVendor],
 ]);
 
 /** The vendor with this id; throws an UnsupportedError listing the supported ones otherwise. */
