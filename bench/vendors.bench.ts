@@ -9,6 +9,7 @@ import { join } from 'node:path';
 import type { AnyManifest } from '../src/model/resource.js';
 import { Controller } from '../src/reconcile/controller.js';
 import { Store } from '../src/store/store.js';
+import { startContaboDouble } from '../test/doubles/contabo.js';
 import { startDigitalOceanDouble } from '../test/doubles/digitalocean.js';
 import { startHetznerDouble } from '../test/doubles/hetzner.js';
 import { startVultrDouble } from '../test/doubles/vultr.js';
@@ -39,6 +40,8 @@ interface VendorUnderBench {
   regions: string[];
   size: string;
   image: string;
+  /** What the provider's credentialsRef.env holds, given the double's token: the token itself by default, a JSON bundle for a vendor of several credentials. */
+  credentials?: (token: string) => string;
 }
 
 const BENCHED: VendorUnderBench[] = [
@@ -48,6 +51,10 @@ const BENCHED: VendorUnderBench[] = [
     image: 'debian-12-x64',
   },
   { vendor: 'vultr', start: (token, latencyMs) => startVultrDouble({ token, latencyMs, actionMs: 1000 }), regions: ['fra', 'ams', 'ewr'], size: 'vc2-1c-1gb', image: 'debian-12' },
+  {
+    vendor: 'contabo', start: (token, latencyMs) => startContaboDouble({ token, latencyMs, actionMs: 1000 }), regions: ['EU', 'US-east', 'UK'], size: 'V91', image: 'debian-12',
+    credentials: (token) => JSON.stringify({ client_id: 'cairn-client', client_secret: token, api_user: 'ops@example.com', api_password: 'api-password' }),
+  },
 ];
 
 async function bench(target: VendorUnderBench, progress: (line: string) => void): Promise<VendorFigures> {
@@ -55,7 +62,7 @@ async function bench(target: VendorUnderBench, progress: (line: string) => void)
   const root = mkdtempSync(join(tmpdir(), 'cairn-bench-vendors-'));
   process.env.CAIRN_ALLOW_PRIVATE_ENDPOINTS = 'true';
   const tokenEnv = `CAIRN_BENCH_${vendor.toUpperCase()}_TOKEN`;
-  process.env[tokenEnv] = 'bench-token';
+  process.env[tokenEnv] = target.credentials?.('bench-token') ?? 'bench-token';
   const double = await target.start('bench-token', LATENCY_MS);
   const store = Store.open(join(root, 'state'));
   const controller = new Controller(store, { dataDir: join(root, 'state'), pollMs: 1000 });
