@@ -9,6 +9,7 @@ import { join } from 'node:path';
 import type { AnyManifest } from '../src/model/resource.js';
 import { Controller } from '../src/reconcile/controller.js';
 import { Store } from '../src/store/store.js';
+import { startContaboDouble } from '../test/doubles/contabo.js';
 import { startDigitalOceanDouble } from '../test/doubles/digitalocean.js';
 import { startExoscaleDouble } from '../test/doubles/exoscale.js';
 import { startHetznerDouble } from '../test/doubles/hetzner.js';
@@ -59,6 +60,10 @@ const BENCHED: VendorUnderBench[] = [
   {
     vendor: 'exoscale', start: (token, latencyMs) => startExoscaleDouble({ token, secret: 'bench-secret', latencyMs, actionMs: 1000 }), regions: ['ch-gva-2', 'de-fra-1', 'at-vie-1'],
     size: 'standard.small', image: 'debian-12', credentials: (token) => JSON.stringify({ api_key: token, api_secret: 'bench-secret' }),
+  },
+  {
+    vendor: 'contabo', start: (token, latencyMs) => startContaboDouble({ token, latencyMs, actionMs: 1000 }), regions: ['EU', 'US-east', 'UK'], size: 'V91', image: 'debian-12',
+    credentials: (token) => JSON.stringify({ client_id: 'cairn-client', client_secret: token, api_user: 'ops@example.com', api_password: 'api-password' }),
   },
 ];
 

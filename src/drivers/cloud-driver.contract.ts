@@ -95,9 +95,14 @@ export function runCloudDriverContract(name: string, makeDriver: () => Promise<C
       expect((await driver.servers.observe({ key }))?.id).toBe(server.id);
     });
 
-    it('resizes a server in place', async () => {
+    it(timing.noResizeInPlace ? 'refuses a resize it cannot make in place, changing nothing' : 'resizes a server in place', async () => {
       const { key, server } = await createServer('resize');
       const target = sizesInRegion[1] ?? sizesInRegion[0] ?? '';
+      if (timing.noResizeInPlace) {
+        await expect(driver.servers.update(server.id, desired('resize', target))).rejects.toBeInstanceOf(UnsupportedError);
+        expect((await driver.servers.observe({ key, externalId: server.id }))?.size).toBe(sizesInRegion[0]);
+        return;
+      }
       const updated = await driver.servers.update(server.id, desired('resize', target));
       expect(updated).toMatchObject({ id: server.id, size: target });
       expect((await driver.servers.observe({ key, externalId: server.id }))?.size).toBe(target);

@@ -10,6 +10,7 @@ import { localVendor } from './local/index.js';
 import { sandboxVendor } from './sandbox/index.js';
 import { scalewayVendor } from './scaleway/index.js';
 import { vultrVendor } from './vultr/index.js';
+import { contaboVendor } from './contabo/index.js';
 
 export const vendors: Map<string, Vendor> = new Map<string, Vendor>([
   [sandboxVendor.id, sandboxVendor],
@@ -19,6 +20,7 @@ export const vendors: Map<string, Vendor> = new Map<string, Vendor>([
   [vultrVendor.id, vultrVendor],
   [scalewayVendor.id, scalewayVendor],
   [exoscaleVendor.id, exoscaleVendor],
+  [contaboVendor.id, contaboVendor],
 ]);
 
 /** The vendor with this id; throws an UnsupportedError listing the supported ones otherwise. */

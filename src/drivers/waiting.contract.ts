@@ -7,6 +7,8 @@ import { randomUUID } from 'node:crypto';
 export interface ContractTiming {
   /** How long a status may take to settle (e.g. provisioning → running). Default 10 s. */
   settleTimeoutMs?: number;
+  /** The vendor cannot change a server's size in place (the size forces a new server): update must refuse it with an UnsupportedError. Default false. */
+  noResizeInPlace?: boolean;
 }
 
 /** Polls `read` until `done` holds for its value; fails with the last value after `timeoutMs`. */

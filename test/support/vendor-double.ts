@@ -47,6 +47,14 @@ export interface VendorDoubleOptions {
   latencyMs?: number;
   /** These operations are carried out at once but answered only after `ms`: the window in which a caller dies having changed the vendor without knowing it. */
   slowAnswers?: { operationIds: readonly string[]; ms: number };
+  /**
+   * Routes the document does not describe but the vendor serves (an OAuth token endpoint its
+   * document explains in prose), by `METHOD /path`: given the raw body text, logged under their
+   * route, not checked against the document.
+   */
+  outsideDocument?: Record<string, (text: string, headers: IncomingMessage['headers']) => DoubleAnswer>;
+  /** Corrects a mistake in the vendor's document that no real answer could meet (said where it is done), in the loaded copy; the file stays as published. */
+  amendDocument?: (document: Document) => void;
 }
 
 /** What every vendor double takes: its token, how long its asynchronous work runs, and the faults of the harness. */
@@ -187,6 +195,7 @@ function queryOf(url: URL): Record<string, string | string[]> {
 
 export async function startVendorDouble(options: VendorDoubleOptions): Promise<VendorDouble> {
   const definition = await loadVendorDocument(options.document);
+  options.amendDocument?.(definition);
   const api = new OpenAPIBackend({ definition, quick: true, validate: true, ajvOpts: { strict: false, validateFormats: false }, apiRoot: options.basePath ?? '/' });
   await api.init();
   const handlers = options.handlers((operationId) => structuredClone(api.mockResponseForOperation(operationId).mock as Record<string, unknown>));
@@ -269,8 +278,10 @@ export async function startVendorDouble(options: VendorDoubleOptions): Promise<V
       const text = await readBody(req);
       if (options.latencyMs) await new Promise((resolve) => setTimeout(resolve, options.latencyMs));
       let answer: DoubleAnswer & { operationId: string };
+      const route = `${req.method ?? 'GET'} ${url.pathname}`;
+      const outside = options.outsideDocument?.[route];
       try {
-        answer = await handle(req.method ?? 'GET', url, req.headers, text);
+        answer = outside ? { operationId: route, ...outside(text, req.headers) } : await handle(req.method ?? 'GET', url, req.headers, text);
       } catch (error) {
         violations.push(`${req.method} ${url.pathname}: the double failed: ${(error as Error).stack ?? String(error)}`);
         answer = { operationId: '?', status: 500, body: options.error(500, 'double_failed', (error as Error).message) };
