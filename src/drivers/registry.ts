@@ -5,6 +5,7 @@ import type { Vendor } from './contract.js';
 import { UnsupportedError } from './errors.js';
 import { digitalOceanVendor } from './digitalocean/index.js';
 import { hetznerVendor } from './hetzner/index.js';
+import { linodeVendor } from './linode/index.js';
 import { localVendor } from './local/index.js';
 import { sandboxVendor } from './sandbox/index.js';
 import { vultrVendor } from './vultr/index.js';
@@ -15,6 +16,7 @@ export const vendors: Map<string, Vendor> = new Map<string, Vendor>([
   [hetznerVendor.id, hetznerVendor],
   [digitalOceanVendor.id, digitalOceanVendor],
   [vultrVendor.id, vultrVendor],
+  [linodeVendor.id, linodeVendor],
 ]);
 
 /** The vendor with this id; throws an UnsupportedError listing the supported ones otherwise. */

@@ -7,6 +7,7 @@
 import { describe, expect, it } from 'vitest';
 import { startDigitalOceanDouble } from '../doubles/digitalocean.js';
 import { startHetznerDouble } from '../doubles/hetzner.js';
+import { startLinodeDouble } from '../doubles/linode.js';
 import { startVultrDouble } from '../doubles/vultr.js';
 import { startVendorDouble, vendorDocument, type VendorDouble } from '../support/vendor-double.js';
 
@@ -44,6 +45,13 @@ const CASES: Case[] = [
     document: ['vultr', 'openapi.json'],
     basePath: '/v2',
     list: { operationId: 'list-regions', path: '/regions', badAnswer: { regions: 'not a list' } },
+  },
+  {
+    vendor: 'linode',
+    start: (token) => startLinodeDouble({ token }),
+    badCreate: { path: '/linode/instances', body: { region: 7, type: ['g6-nanode-1'], label: 'web-1' }, operationId: 'post-linode-instance' },
+    document: ['linode', 'openapi.yaml'],
+    list: { operationId: 'get-regions', path: '/v4/regions', badAnswer: { data: 'not a list', page: 1, pages: 1, results: 0 } },
   },
 ];
 

@@ -36,8 +36,8 @@ function mergeKeysIntoCloudConfig(text: string, keys: readonly string[]): string
   const existing = doc.get('ssh_authorized_keys');
   if (existing !== undefined && !isSeq(existing)) throw new Error('spec.userData: ssh_authorized_keys must be a list of public keys');
   const list = existing ?? new YAMLSeq();
-  const present = new Set((list as YAMLSeq).items.map((item) => String(item && typeof item === 'object' && 'value' in item ? item.value : item)));
-  for (const key of keys) if (!present.has(key)) (list as YAMLSeq).add(key);
+  const present = new Set(list.items.map((item) => String(item && typeof item === 'object' && 'value' in item ? item.value : item)));
+  for (const key of keys) if (!present.has(key)) list.add(key);
   if (doc.contents === null) return cloudConfigWithKeys(keys);
   doc.set('ssh_authorized_keys', list);
   return `${CLOUD_CONFIG}\n${doc.toString().replace(/^#cloud-config\n/, '')}`;

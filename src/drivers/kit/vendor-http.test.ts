@@ -13,12 +13,15 @@ import { VendorHttpClient } from './vendor-http.js';
 type Scripted = { status: number; body?: unknown; headers?: Record<string, string> };
 let script: Scripted[] = [];
 const received: Array<{ method: string; url: string; signature: string }> = [];
+/** The `x-filter` header of each request, as a vendor such as Linode reads it. */
+const filters: Array<string | undefined> = [];
 let server: Server;
 let baseUrl = '';
 
 beforeAll(async () => {
   server = createServer((req, res) => {
     received.push({ method: req.method ?? '', url: req.url ?? '', signature: String(req.headers['x-signature']) });
+    filters.push(req.headers['x-filter'] as string | undefined);
     const next = script.shift() ?? { status: 200, body: { ok: true } };
     res.writeHead(next.status, { 'content-type': 'application/json', ...next.headers });
     res.end(next.body === undefined ? '' : JSON.stringify(next.body));
@@ -50,6 +53,16 @@ describe('VendorHttpClient', () => {
     const answer = await client().call({ method: 'POST', path: '/servers', query: { page: 2, skip: undefined }, body: { name: 'a' }, doing: 'create' });
     expect(answer.body).toEqual({ servers: [] });
     expect(received).toEqual([{ method: 'POST', url: '/v1/servers?page=2', signature: 'POST /v1/servers?page=2 {"name":"a"}' }]);
+  });
+
+  it('sends a request’s own headers, under the auth hook’s', async () => {
+    filters.length = 0;
+    received.length = 0;
+    script = [{ status: 200, body: { data: [] } }, { status: 200, body: { data: [] } }];
+    await client().call({ method: 'GET', path: '/linodes', headers: { 'x-filter': '{"tags":"a"}', 'x-signature': 'forged' }, doing: 'find' });
+    await client().call({ method: 'GET', path: '/linodes', doing: 'list' });
+    expect(filters).toEqual(['{"tags":"a"}', undefined]);
+    expect(received[0]?.signature, 'the auth hook has the last word').toBe('GET /v1/linodes');
   });
 
   it('sends a read again after a 503, but never a create', async () => {

@@ -22,6 +22,8 @@ export interface VendorRequest {
   /** Below the base URL, e.g. `/servers/42`. */
   path: string;
   query?: Record<string, string | number | boolean | undefined>;
+  /** Headers of this request besides the client's own, e.g. Linode's `X-Filter`. */
+  headers?: Readonly<Record<string, string>>;
   body?: unknown;
   /** What is being done, for messages: `create server "web-1"`. */
   doing: string;
@@ -136,6 +138,7 @@ export class VendorHttpClient {
     const headers = {
       accept: 'application/json',
       ...(prepared.body === undefined ? {} : { 'content-type': 'application/json' }),
+      ...request.headers,
       ...(await this.options.authorize(prepared)),
     };
     const timeout = AbortSignal.timeout(this.options.requestTimeoutMs);
