@@ -11,6 +11,7 @@ import { Controller } from '../src/reconcile/controller.js';
 import { Store } from '../src/store/store.js';
 import { startDigitalOceanDouble } from '../test/doubles/digitalocean.js';
 import { startHetznerDouble } from '../test/doubles/hetzner.js';
+import { startLinodeDouble } from '../test/doubles/linode.js';
 import { startVultrDouble } from '../test/doubles/vultr.js';
 import type { VendorDouble } from '../test/support/vendor-double.js';
 import type { Benchmark } from './support/benchmark.js';
@@ -48,6 +49,7 @@ const BENCHED: VendorUnderBench[] = [
     image: 'debian-12-x64',
   },
   { vendor: 'vultr', start: (token, latencyMs) => startVultrDouble({ token, latencyMs, actionMs: 1000 }), regions: ['fra', 'ams', 'ewr'], size: 'vc2-1c-1gb', image: 'debian-12' },
+  { vendor: 'linode', start: (token, latencyMs) => startLinodeDouble({ token, latencyMs, actionMs: 1000 }), regions: ['eu-central', 'eu-west', 'us-east'], size: 'g6-nanode-1', image: 'debian-12' },
 ];
 
 async function bench(target: VendorUnderBench, progress: (line: string) => void): Promise<VendorFigures> {
