@@ -6,6 +6,7 @@ import { UnsupportedError } from './errors.js';
 import { digitalOceanVendor } from './digitalocean/index.js';
 import { exoscaleVendor } from './exoscale/index.js';
 import { hetznerVendor } from './hetzner/index.js';
+import { linodeVendor } from './linode/index.js';
 import { localVendor } from './local/index.js';
 import { sandboxVendor } from './sandbox/index.js';
 import { scalewayVendor } from './scaleway/index.js';
@@ -21,6 +22,7 @@ export const vendors: Map<string, Vendor> = new Map<string, Vendor>([
   [scalewayVendor.id, scalewayVendor],
   [exoscaleVendor.id, exoscaleVendor],
   [contaboVendor.id, contaboVendor],
+  [linodeVendor.id, linodeVendor],
 ]);
 
 /** The vendor with this id; throws an UnsupportedError listing the supported ones otherwise. */

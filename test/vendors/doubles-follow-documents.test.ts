@@ -11,6 +11,7 @@ import { startDigitalOceanDouble } from '../doubles/digitalocean.js';
 import { startExoscaleDouble } from '../doubles/exoscale.js';
 import { startHetznerDouble } from '../doubles/hetzner.js';
 import { SCALEWAY_TEST_PROJECT, startScalewayDouble } from '../doubles/scaleway.js';
+import { startLinodeDouble } from '../doubles/linode.js';
 import { startVultrDouble } from '../doubles/vultr.js';
 import { startVendorDouble, vendorDocument, type VendorDouble } from '../support/vendor-double.js';
 
@@ -84,6 +85,13 @@ const CASES: Case[] = [
       const answer = await fetch(`${url}/auth/realms/contabo/protocol/openid-connect/token`, { method: 'POST', body: form });
       return `Bearer ${((await answer.json()) as { access_token: string }).access_token}`;
     },
+  },
+  {
+    vendor: 'linode',
+    start: (token) => startLinodeDouble({ token }),
+    badCreate: { path: '/linode/instances', body: { region: 7, type: ['g6-nanode-1'], label: 'web-1' }, operationId: 'post-linode-instance' },
+    document: ['linode', 'openapi.yaml'],
+    list: { operationId: 'get-regions', path: '/v4/regions', badAnswer: { data: 'not a list', page: 1, pages: 1, results: 0 } },
   },
 ];
 

@@ -16,6 +16,8 @@ export interface KitCloudDriverOptions {
   describeEndpoint: string;
   /** The cheapest authenticated read, e.g. `/servers` (asked for one item). */
   credentialProbePath: string;
+  /** The probe's query; default `{ per_page: 1 }`, for vendors whose lists take that. */
+  credentialProbeQuery?: Record<string, string | number>;
   /** Said after a refused token: where to make a good one. */
   tokenHelp: string;
   /** Why the vendor cannot report CPU, memory and disk use, when it cannot. */
@@ -53,7 +55,7 @@ export abstract class KitCloudDriver implements CloudDriver {
 
   async testCredentials(options: CallOptions = {}): Promise<CredentialTest> {
     try {
-      await this.client.call({ method: 'GET', path: this.options.credentialProbePath, query: { per_page: 1 }, doing: 'test the API token', signal: options.signal });
+      await this.client.call({ method: 'GET', path: this.options.credentialProbePath, query: this.options.credentialProbeQuery ?? { per_page: 1 }, doing: 'test the API token', signal: options.signal });
       return { ok: true, message: `${this.vendor}: the API token is accepted at ${this.options.describeEndpoint}` };
     } catch (error) {
       if (error instanceof VendorAuthError) return { ok: false, message: `${error.message}: the API token was refused; ${this.options.tokenHelp}` };

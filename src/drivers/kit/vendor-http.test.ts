@@ -13,6 +13,8 @@ import { VendorHttpClient } from './vendor-http.js';
 type Scripted = { status: number; body?: unknown; headers?: Record<string, string> };
 let script: Scripted[] = [];
 const received: Array<{ method: string; url: string; signature: string; contentType?: string; text?: string }> = [];
+/** The `x-filter` header of each request, as a vendor such as Linode reads it. */
+const filters: Array<string | undefined> = [];
 let server: Server;
 let baseUrl = '';
 
@@ -24,6 +26,7 @@ beforeAll(async () => {
       const text = Buffer.concat(chunks).toString('utf8');
       const content = req.headers['content-type'];
       received.push({ method: req.method ?? '', url: req.url ?? '', signature: String(req.headers['x-signature']), ...(content === undefined ? {} : { contentType: content, text }) });
+      filters.push(req.headers['x-filter'] as string | undefined);
       const next = script.shift() ?? { status: 200, body: { ok: true } };
       res.writeHead(next.status, { 'content-type': 'application/json', ...next.headers });
       res.end(next.body === undefined ? '' : JSON.stringify(next.body));
@@ -65,6 +68,16 @@ describe('VendorHttpClient', () => {
     const answer = await client().call({ method: 'PATCH', path: '/servers/1/user_data/cloud-init', text: { contentType: 'text/plain', body: text }, doing: 'set user data' });
     expect(answer.status).toBe(204);
     expect(received).toEqual([{ method: 'PATCH', url: '/v1/servers/1/user_data/cloud-init', signature: `PATCH /v1/servers/1/user_data/cloud-init ${text.length} characters`, contentType: 'text/plain', text }]);
+  });
+
+  it('sends a request’s own headers, under the auth hook’s', async () => {
+    filters.length = 0;
+    received.length = 0;
+    script = [{ status: 200, body: { data: [] } }, { status: 200, body: { data: [] } }];
+    await client().call({ method: 'GET', path: '/linodes', headers: { 'x-filter': '{"tags":"a"}', 'x-signature': 'forged' }, doing: 'find' });
+    await client().call({ method: 'GET', path: '/linodes', doing: 'list' });
+    expect(filters).toEqual(['{"tags":"a"}', undefined]);
+    expect(received[0]?.signature, 'the auth hook has the last word').toBe('GET /v1/linodes');
   });
 
   it('sends a read again after a 503, but never a create', async () => {

@@ -22,6 +22,8 @@ export interface VendorRequest {
   /** Below the base URL, e.g. `/servers/42`. */
   path: string;
   query?: Record<string, string | number | boolean | undefined>;
+  /** Headers of this request besides the client's own, e.g. Linode's `X-Filter`. */
+  headers?: Readonly<Record<string, string>>;
   body?: unknown;
   /** A body sent as it is, not as JSON, with its content type (Scaleway's user data is `text/plain`). */
   text?: { contentType: string; body: string };
@@ -140,6 +142,7 @@ export class VendorHttpClient {
     const headers = {
       accept: 'application/json',
       ...(contentType === undefined ? {} : { 'content-type': contentType }),
+      ...request.headers,
       ...(await this.options.authorize(prepared)),
     };
     const timeout = AbortSignal.timeout(this.options.requestTimeoutMs);

@@ -1,0 +1,71 @@
+/**
+ * @module examples/vendors/linode, applied with the real CLI against the Linode double (its
+ * Provider pointed at the double with `spec.endpoint`): the Linodes converge with their labels
+ * and tags, a resize is made in place (a new type on the same Linode), a type Linode lacks is
+ * refused naming the valid ones, and a delete leaves nothing at the vendor.
+ */
+import { cpSync, existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { REPO_ROOT, runCairn } from '../support/cairn-process.js';
+import { startLinodeDouble, type LinodeDouble } from '../doubles/linode.js';
+
+const root = mkdtempSync(join(tmpdir(), 'cairn-linode-apply-'));
+const dir = join(root, 'manifests');
+const dataDir = join(root, 'state');
+const TOKEN = 'linode-apply-token';
+let double: LinodeDouble;
+
+function apply(...args: string[]): ReturnType<typeof runCairn> {
+  return runCairn([...args, '--data-dir', dataDir], { env: { LINODE_TOKEN: TOKEN, CAIRN_POLL_MS: '100' }, timeoutMs: 120_000 });
+}
+
+beforeAll(async () => {
+  double = await startLinodeDouble({ token: TOKEN, actionMs: 100 });
+  cpSync(join(REPO_ROOT, 'examples', 'vendors', 'linode'), dir, { recursive: true });
+  const provider = join(dir, 'provider.yaml');
+  writeFileSync(provider, `${readFileSync(provider, 'utf8')}  endpoint: ${double.url}\n`);
+});
+afterAll(async () => {
+  expect(double.violations, 'requests or answers outside Linode’s document').toEqual([]);
+  await double.stop();
+  rmSync(root, { recursive: true, force: true });
+});
+
+describe('examples/vendors/linode', () => {
+  it('applies and converges: three Linodes, each tagged with its key, none with a password kept by cairn', async () => {
+    const result = await apply('apply', '-f', dir, '--auto-approve', '--wait');
+    expect(result.code, result.stdout + result.stderr).toBe(0);
+    expect(result.stdout).toContain('Apply complete: 4 ready.');
+    const linodes = double.linodes();
+    expect(linodes.map((l) => `${l.label}:${l.region}:${l.type}:${l.status}:${l.image}`).sort()).toEqual([
+      'web-ewr:us-east:g6-standard-1:running:linode/debian12', 'web-fra:eu-central:g6-nanode-1:running:linode/debian12', 'web-lon:eu-west:g6-nanode-1:running:linode/debian12',
+    ]);
+    expect(linodes.every((l) => l.tags.some((t) => t.startsWith('cairn-key')) && l.tags.includes('managed-by:cairn'))).toBe(true);
+    const stored = ['cairn.db', 'cairn.db-wal'].map((f) => join(dataDir, f)).filter(existsSync).map((f) => readFileSync(f).toString('latin1')).join('');
+    expect(stored.length).toBeGreaterThan(0);
+    for (const l of linodes) expect(stored.includes(l.rootPassword), `root password of ${l.label} in cairn's store`).toBe(false);
+  });
+
+  it('resizes in place, and refuses a type Linode lacks, naming the valid ones', async () => {
+    const servers = join(dir, 'servers.yaml');
+    writeFileSync(servers, readFileSync(servers, 'utf8').replace('region: eu-central\n  size: g6-nanode-1', 'region: eu-central\n  size: g6-standard-2'));
+    const resized = await apply('apply', '-f', dir, '--auto-approve', '--wait');
+    expect(resized.code, resized.stdout + resized.stderr).toBe(0);
+    expect(double.linodes().map((l) => `${l.label}:${l.type}:${l.status}`).sort()).toEqual(['web-ewr:g6-standard-1:running', 'web-fra:g6-standard-2:running', 'web-lon:g6-nanode-1:running']);
+
+    writeFileSync(servers, readFileSync(servers, 'utf8').replace('size: g6-standard-1', 'size: g6-huge-99'));
+    const refused = await apply('apply', '-f', dir, '--auto-approve', '--wait', '--timeout', '20s');
+    expect(refused.code).toBe(1);
+    expect(refused.stdout + refused.stderr).toContain('linode: size "g6-huge-99" is not offered in us-east; sizes there: g6-nanode-1, g6-standard-1, g6-standard-2, g6-standard-4, g6-dedicated-2, g7-highmem-1');
+    expect(double.calls.filter((c) => c.operationId === 'post-resize-linode-instance'), 'only the one resize that could be made was sent').toHaveLength(1);
+    expect(double.linodes()).toHaveLength(3);
+  });
+
+  it('deletes what it made: nothing left at the vendor', async () => {
+    const result = await apply('delete', '-f', join(dir, 'servers.yaml'), '--auto-approve', '--wait');
+    expect(result.code, result.stdout + result.stderr).toBe(0);
+    expect(double.linodes()).toEqual([]);
+  });
+});
