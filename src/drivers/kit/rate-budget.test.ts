@@ -2,7 +2,7 @@
  * @module The rate budget on a fake clock: a burst goes at once, then one request per refill
  * interval; the vendor's own count and a 429's pause hold everyone back; an abort ends a wait.
  */
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { RateBudget } from './rate-budget.js';
 
 describe('RateBudget', () => {
@@ -33,5 +33,27 @@ describe('RateBudget', () => {
     budget.pause(2_000);
     const held = budget.take(AbortSignal.timeout(50));
     await expect(held).rejects.toThrow();
+  });
+
+  it('counts requests sent since the vendor’s newest answer, and after its window frees lets one go at a time until an answer says more', async () => {
+    let now = 0;
+    const budget = new RateBudget({ perHour: 108_000, burst: 30 }, () => now);
+    const first = await budget.take();
+    budget.observe(2, 1_000, first); // after the first request, two are left until t=1000
+    await budget.take();
+    await budget.take();
+    const later: number[] = [];
+    const waiting = [budget.take().then((t) => later.push(t)), budget.take().then((t) => later.push(t))];
+    now = 500; // fifteen requests' worth of cairn's own refill, but the vendor's window holds none
+    await new Promise((resolve) => setTimeout(resolve, 30));
+    expect(later).toEqual([]);
+    budget.observe(5, 900, first); // an answer older than the newest: changes nothing
+    now = 1_000;
+    await vi.waitFor(() => expect(later, 'one goes when the window frees').toHaveLength(1), { timeout: 3_000 });
+    await new Promise((resolve) => setTimeout(resolve, 30));
+    expect(later, 'the other waits for its answer').toHaveLength(1);
+    budget.observe(3, 2_000, later[0]); // its answer: three more may go
+    await Promise.all(waiting);
+    expect(later).toHaveLength(2);
   });
 });

@@ -17,6 +17,12 @@ export class RateBudget {
   private tokens: number;
   private refilledAt: number;
   private pausedUntil = 0;
+  /**
+   * The newest word from the vendor: what was left after the request with this ticket (the
+   * `taken` count when it went), and when its window frees the next request. Requests sent
+   * since count against it, so answers still in flight cannot let a burst through.
+   */
+  private said: { remaining: number; ticket: number; resetAtMs: number | undefined } | undefined;
   /** Requests let through, and how long callers waited in all, for benchmarks and metrics. */
   readonly stats = { taken: 0, waitedMs: 0 };
 
@@ -37,20 +43,29 @@ export class RateBudget {
   /** How long a request would have to wait now (0: it may go). */
   private waitMs(): number {
     this.refill();
-    const paused = this.pausedUntil - this.now();
+    const now = this.now();
+    const paused = this.pausedUntil - now;
     if (paused > 0) return paused;
+    const said = this.said;
+    if (said !== undefined && said.remaining - (this.stats.taken - said.ticket) < 1) {
+      if (said.resetAtMs !== undefined && now < said.resetAtMs) return said.resetAtMs - now;
+      // The window has freed at least one request: one goes, the rest wait for its answer (or a second).
+      this.said = { remaining: 1, ticket: this.stats.taken, resetAtMs: now + PROBE_WAIT_MS };
+    }
     return this.tokens >= 1 ? 0 : Math.ceil(((1 - this.tokens) * 3_600_000) / this.options.perHour);
   }
 
-  /** Waits until one request may go, then counts it; rejects when `signal` aborts first. */
-  async take(signal?: AbortSignal): Promise<void> {
+  /**
+   * Waits until one request may go, then counts it; rejects when `signal` aborts first. Returns
+   * the request's ticket, to give `observe` with what its answer says.
+   */
+  async take(signal?: AbortSignal): Promise<number> {
     for (;;) {
       signal?.throwIfAborted();
       const wait = this.waitMs();
       if (wait === 0) {
         this.tokens -= 1;
-        this.stats.taken++;
-        return;
+        return ++this.stats.taken;
       }
       this.stats.waitedMs += wait;
       await abortable(wait, signal);
@@ -63,16 +78,25 @@ export class RateBudget {
   }
 
   /**
-   * What the vendor says is left (`RateLimit-Remaining`) and when it refills (epoch ms). Only ever
-   * lowers cairn's count: an answer can be older than requests sent since, so a higher count may
-   * already be spent; cairn's own refill at the published rate brings it back up.
+   * What the vendor says is left (`RateLimit-Remaining`) after the request with `ticket` (from
+   * `take`), and when its window frees the next one (`RateLimit-Reset`, epoch ms). The newest
+   * answer counts, less the requests sent after it; an older one changes nothing. Without a
+   * ticket the count only lowers cairn's own, which refills at the published rate.
    */
-  observe(remaining: number, resetAtMs: number | undefined): void {
+  observe(remaining: number, resetAtMs: number | undefined, ticket?: number): void {
     this.refill();
     this.tokens = Math.min(this.tokens, remaining);
-    if (remaining <= 0 && resetAtMs !== undefined) this.pausedUntil = Math.max(this.pausedUntil, resetAtMs);
+    if (ticket === undefined) {
+      if (remaining <= 0 && resetAtMs !== undefined) this.pausedUntil = Math.max(this.pausedUntil, resetAtMs);
+      return;
+    }
+    if (this.said !== undefined && ticket <= this.said.ticket) return;
+    this.said = { remaining, ticket, resetAtMs };
   }
 }
+
+/** After a window frees, how long the one request let through may go unanswered before another goes. */
+const PROBE_WAIT_MS = 1_000;
 
 const shared = new Map<string, RateBudget>();
 

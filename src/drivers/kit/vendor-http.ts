@@ -135,7 +135,7 @@ export class VendorHttpClient {
 
   private async once(request: VendorRequest): Promise<VendorAnswer> {
     const where = `${this.options.label}: ${request.doing}`;
-    await this.options.budget?.take(request.signal);
+    const ticket = await this.options.budget?.take(request.signal);
     const json = request.body === undefined ? undefined : JSON.stringify(request.body);
     const prepared: PreparedRequest = { method: request.method, url: this.url(request), body: request.text?.body ?? json };
     const contentType = request.text?.contentType ?? (json === undefined ? undefined : 'application/json');
@@ -161,7 +161,7 @@ export class VendorHttpClient {
       if (timeout.aborted) throw new VendorUnavailableError(`${where}: no answer from ${this.baseUrl} within ${this.options.requestTimeoutMs} ms`, { cause: error });
       throw new VendorUnavailableError(`${where}: request to ${this.baseUrl} failed: ${describeCause(error)}`, { cause: error });
     }
-    this.followRateLimit(response);
+    this.followRateLimit(response, ticket);
     const body = this.parseBody(text, response.status, where);
     if ((response.status >= 200 && response.status < 300) || request.accept?.includes(response.status)) {
       return { status: response.status, body, headers: response.headers };
@@ -169,11 +169,11 @@ export class VendorHttpClient {
     throw this.toError(response, body, where);
   }
 
-  private followRateLimit(response: Response): void {
+  private followRateLimit(response: Response, ticket: number | undefined): void {
     const budget = this.options.budget;
     if (!budget) return;
     const remaining = response.headers.get('ratelimit-remaining');
-    if (remaining !== null && /^\d+$/.test(remaining.trim())) budget.observe(Number(remaining), parseRateLimitReset(response.headers.get('ratelimit-reset')));
+    if (remaining !== null && /^\d+$/.test(remaining.trim())) budget.observe(Number(remaining), parseRateLimitReset(response.headers.get('ratelimit-reset')), ticket);
     if (response.status === 429) {
       const wait = parseRetryAfter(response.headers.get('retry-after'));
       if (wait !== undefined) budget.pause(wait);
