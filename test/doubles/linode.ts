@@ -174,6 +174,10 @@ export async function startLinodeDouble(options: LinodeDoubleOptions = {}): Prom
           ipv4: [l.ip, `192.168.${128 + (l.id % 100)}.${l.id % 250}`], ipv6: `2600:3c00::f03c:93ff:fe${(l.id % 256).toString(16).padStart(2, '0')}:1/128`,
           specs: { disk: type[5], memory: type[4], vcpus: type[3], gpus: 0, transfer: 1000 }, created: l.created, updated: l.created,
           has_user_data: l.userData !== null, lke_cluster_id: null, placement_group: null,
+          // Times as the document's `format: date-time` has them (RFC 3339, with the zone), which Prism checks.
+          backups: { ...(linodeTemplate['backups'] as Json), last_successful: l.created },
+          // The document's example host_uuid is 40 hex digits, which its own `format: uuid` refuses.
+          host_uuid: '3a3ddd59-d9a7-48bb-8de0-41391075df44',
         };
       }
 
@@ -242,7 +246,7 @@ export async function startLinodeDouble(options: LinodeDoubleOptions = {}): Prom
           for (const tag of body.tags ?? []) if (tag.length < 3 || tag.length > 50) return bad('Length must be 3-50 characters', 'tags');
           const id = ++serial;
           const created: LinodeState = {
-            id, label, tags: [...new Set(body.tags ?? [])], type: type[0], region: region[0], image: body.image, created: new Date().toISOString().slice(0, 19),
+            id, label, tags: [...new Set(body.tags ?? [])], type: type[0], region: region[0], image: body.image, created: new Date().toISOString(),
             status: 'provisioning', then: 'running', settlesAt: Date.now() + actionMs, rootPassword: body.root_pass,
             userData: body.metadata?.user_data === undefined ? null : Buffer.from(body.metadata.user_data, 'base64').toString('utf8'), ip: `172.105.${randomInt(0, 255)}.${id % 250}`,
           };

@@ -9,12 +9,16 @@
  */
 import type { CallOptions, ExternalClient, ExternalRef, PowerAction, ServerDesired, ServerObserved } from '../contract.js';
 import { followAction } from '../kit/follow-action.js';
+import { readAllPages } from '../kit/pagination.js';
 import type { VendorHttpClient } from '../kit/vendor-http.js';
 import { WireReader } from '../kit/wire-reader.js';
 import { MANAGED_TAG, tagForKey } from './key-tag.js';
-import { readInstance } from './wire-format.js';
+import { nextCursor, readInstance } from './wire-format.js';
 
 const id = encodeURIComponent;
+
+/** Instances per page when looking through the list (Vultr's most). */
+const LIST_PAGE = 500;
 
 /** Vultr's instance ids are UUIDs. */
 const INSTANCE_ID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
@@ -45,12 +49,20 @@ export class VultrInstances implements ExternalClient<ServerDesired, ServerObser
     return answer.status === 404 ? null : readInstance(WireReader.of(answer.body, `vultr: ${doing}`).object('instance'));
   }
 
+  /**
+   * The instance tagged with the key, looked for in the whole list (500 a page): the list's `tag`
+   * filter is deprecated in Vultr's document, so cairn does not rely on it.
+   */
   private async findByKey(key: string, options: CallOptions): Promise<ServerObserved | null> {
     const tag = tagForKey(key);
     const doing = `find instance tagged ${tag}`;
-    const answer = await this.client.call({ method: 'GET', path: '/instances', query: { tag, per_page: 2 }, doing, signal: options.signal });
-    const [first] = WireReader.of(answer.body, `vultr: ${doing}`).array('instances');
-    return first ? readInstance(first) : null;
+    const instances = await readAllPages(async (cursor) => {
+      const query = { per_page: LIST_PAGE, ...(cursor === undefined ? {} : { cursor }) };
+      const body = WireReader.of((await this.client.call({ method: 'GET', path: '/instances', query, doing, signal: options.signal })).body, `vultr: ${doing}`);
+      return { items: body.array('instances'), next: nextCursor(body) };
+    }, `vultr: ${doing}`);
+    const found = instances.find((instance) => instance.strings('tags').includes(tag));
+    return found ? readInstance(found) : null;
   }
 
   async create(key: string, desired: ServerDesired, options: CallOptions = {}): Promise<ServerObserved> {
