@@ -13,6 +13,7 @@ import { startContaboDouble } from '../test/doubles/contabo.js';
 import { startDigitalOceanDouble } from '../test/doubles/digitalocean.js';
 import { startExoscaleDouble } from '../test/doubles/exoscale.js';
 import { startHetznerDouble } from '../test/doubles/hetzner.js';
+import { startLeasewebDouble } from '../test/doubles/leaseweb.js';
 import { SCALEWAY_TEST_PROJECT, startScalewayDouble } from '../test/doubles/scaleway.js';
 import { startLinodeDouble } from '../test/doubles/linode.js';
 import { startVultrDouble } from '../test/doubles/vultr.js';
@@ -67,6 +68,10 @@ const BENCHED: VendorUnderBench[] = [
     credentials: (token) => JSON.stringify({ client_id: 'cairn-client', client_secret: token, api_user: 'ops@example.com', api_password: 'api-password' }),
   },
   { vendor: 'linode', start: (token, latencyMs) => startLinodeDouble({ token, latencyMs, actionMs: 1000 }), regions: ['eu-central', 'eu-west', 'us-east'], size: 'g6-nanode-1', image: 'debian-12' },
+  {
+    vendor: 'leaseweb', start: (token, latencyMs) => startLeasewebDouble({ token, latencyMs, actionMs: 1000 }), regions: ['eu-west-3', 'eu-central-1', 'us-east-1'], size: 'lsw.m3.large',
+    image: 'debian-12',
+  },
 ];
 
 async function bench(target: VendorUnderBench, progress: (line: string) => void): Promise<VendorFigures> {

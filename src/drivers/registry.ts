@@ -6,6 +6,7 @@ import { UnsupportedError } from './errors.js';
 import { digitalOceanVendor } from './digitalocean/index.js';
 import { exoscaleVendor } from './exoscale/index.js';
 import { hetznerVendor } from './hetzner/index.js';
+import { leasewebVendor } from './leaseweb/index.js';
 import { linodeVendor } from './linode/index.js';
 import { localVendor } from './local/index.js';
 import { sandboxVendor } from './sandbox/index.js';
@@ -22,6 +23,7 @@ export const vendors: Map<string, Vendor> = new Map<string, Vendor>([
   [scalewayVendor.id, scalewayVendor],
   [exoscaleVendor.id, exoscaleVendor],
   [contaboVendor.id, contaboVendor],
+  [leasewebVendor.id, leasewebVendor],
   [linodeVendor.id, linodeVendor],
 ]);
 

@@ -10,6 +10,7 @@ import { startContaboDouble } from '../doubles/contabo.js';
 import { startDigitalOceanDouble } from '../doubles/digitalocean.js';
 import { startExoscaleDouble } from '../doubles/exoscale.js';
 import { startHetznerDouble } from '../doubles/hetzner.js';
+import { startLeasewebDouble } from '../doubles/leaseweb.js';
 import { SCALEWAY_TEST_PROJECT, startScalewayDouble } from '../doubles/scaleway.js';
 import { startLinodeDouble } from '../doubles/linode.js';
 import { startVultrDouble } from '../doubles/vultr.js';
@@ -92,6 +93,15 @@ const CASES: Case[] = [
     badCreate: { path: '/linode/instances', body: { region: 7, type: ['g6-nanode-1'], label: 'web-1' }, operationId: 'post-linode-instance' },
     document: ['linode', 'openapi.yaml'],
     list: { operationId: 'get-regions', path: '/v4/regions', badAnswer: { data: 'not a list', page: 1, pages: 1, results: 0 } },
+  },
+  {
+    vendor: 'leaseweb',
+    start: (token) => startLeasewebDouble({ token }),
+    badCreate: { path: '/instances', body: { region: 7, type: ['lsw.m3.large'], imageId: 'DEBIAN_12_64BIT', contractType: 'HOURLY', contractTerm: 0, billingFrequency: 1, rootDiskStorageType: 'CENTRAL' }, operationId: 'launchInstance' },
+    document: ['leaseweb', 'publiccloud.openapi.yaml'],
+    basePath: '/publicCloud/v1',
+    auth: (token) => ({ 'x-lsw-auth': token }),
+    list: { operationId: 'getRegionList', path: '/regions', badAnswer: { regions: 'not a list', _metadata: { totalCount: 0, limit: 50, offset: 0 } } },
   },
 ];
 

@@ -1,7 +1,8 @@
 /**
  * @module The client of a vendor whose API takes a bearer token (Hetzner, DigitalOcean, …): the
  * token from the Provider's credentials (refused plainly when missing), the API base URL (the
- * vendor's, or `spec.endpoint`), and one rate budget shared by every driver of the same
+ * vendor's, or `spec.endpoint`), the header it travels in (`Authorization: Bearer` unless the
+ * vendor names another), and one rate budget shared by every driver of the same
  * provider, keyed by a fingerprint of the token, never the token itself.
  */
 import { createHash } from 'node:crypto';
@@ -19,6 +20,8 @@ export interface BearerVendor {
   defaultBaseUrl: string;
   readError: (body: unknown) => VendorErrorText | undefined;
   budget: RateBudgetOptions;
+  /** The headers that carry the token; default `Authorization: Bearer <token>` (Leaseweb takes it as `X-LSW-Auth`). */
+  authHeaders?: (token: string) => Record<string, string>;
 }
 
 export function bearerTokenClient(vendor: BearerVendor, config: DriverConfig): { client: VendorHttpClient; baseUrl: string } {
@@ -31,7 +34,7 @@ export function bearerTokenClient(vendor: BearerVendor, config: DriverConfig): {
   const client = new VendorHttpClient({
     label: vendor.id,
     baseUrl,
-    authorize: () => ({ authorization: `Bearer ${token}` }),
+    authorize: () => (vendor.authHeaders ? vendor.authHeaders(token) : { authorization: `Bearer ${token}` }),
     readError: vendor.readError,
     requestTimeoutMs: config.requestTimeoutMs,
     budget: sharedBudget(`${vendor.id} ${baseUrl} ${fingerprint}`, vendor.budget),
