@@ -6,7 +6,8 @@
  * version change and password and backup requests refused saying why, and the password
  * DigitalOcean chose reaching cairn. End to end with a real `cairn serve`:
  * examples/vendors/digitalocean/database.yaml becomes Ready, its credentials are the double's
- * host and password, a delete stalls on the final backup naming the annotation, and with
+ * host and password, a rotation fails saying DigitalOcean chooses passwords, a delete stalls on
+ * the final backup naming the annotation, and with
  * `skip_final_backup` leaves nothing at the vendor.
  */
 import { readFileSync } from 'node:fs';
@@ -16,7 +17,7 @@ import type { DatabaseDesired } from '../../src/drivers/contract.js';
 import { digitalOceanVendor } from '../../src/drivers/digitalocean/index.js';
 import { UnsupportedError, VendorRejectedError, VendorUnavailableError } from '../../src/drivers/errors.js';
 import { startDigitalOceanDouble, type DigitalOceanDouble, type DigitalOceanDoubleOptions } from '../doubles/digitalocean.js';
-import { startApiServer, type ApiServer } from '../support/api-server.js';
+import { contractProblems, startApiServer, type ApiServer } from '../support/api-server.js';
 import { REPO_ROOT } from '../support/cairn-process.js';
 import { vendorTestSetup } from '../support/vendor-test-setup.js';
 
@@ -139,6 +140,7 @@ describe('a managed PostgreSQL at DigitalOcean through cairn serve (examples/ven
   }, 60_000);
   afterAll(async () => {
     await api.stop();
+    expect(contractProblems, 'answers outside cairn’s own OpenAPI document').toEqual([]);
     expect(d.violations, 'requests or answers outside DigitalOcean’s document').toEqual([]);
     await d.stop();
   });
@@ -150,7 +152,7 @@ describe('a managed PostgreSQL at DigitalOcean through cairn serve (examples/ven
     expect(digitalocean?.managed_databases).toEqual(['postgresql', 'mongodb']);
   });
 
-  it('becomes Ready with the password DigitalOcean chose, stalls on the final backup when deleted, and leaves nothing once it is skipped', async () => {
+  it('becomes Ready with the password DigitalOcean chose, refuses a rotation, stalls on the final backup when deleted, and leaves nothing once it is skipped', async () => {
     const dir = join(REPO_ROOT, 'examples', 'vendors', 'digitalocean');
     const manifests = `${readFileSync(join(dir, 'provider.yaml'), 'utf8')}  endpoint: ${d.url}\n---\n${readFileSync(join(dir, 'database.yaml'), 'utf8')}`;
     const applied = await api.call('POST', '/api/v1/manifests', { token, raw: { contentType: 'application/yaml', text: manifests } });
@@ -162,6 +164,12 @@ describe('a managed PostgreSQL at DigitalOcean through cairn serve (examples/ven
     const credentials = await api.until<{ password: string; host: string; username: string; connection_string: string }>(`/api/v1/databases/${id}/credentials`, token, (c) => c.password === cluster?.password, 20_000);
     expect(credentials).toMatchObject({ host: cluster?.host, port: 25060, username: 'doadmin', database: 'defaultdb' });
     expect(credentials.connection_string).toContain(`doadmin:${cluster?.password ?? ''}@${cluster?.host ?? ''}:25060/defaultdb`);
+
+    const rotate = await api.call<{ operation_id: string }>('POST', `/api/v1/databases/${id}/credentials/rotate`, { token });
+    expect(rotate.status).toBe(202);
+    const rotation = await api.until<{ status: string; message: string }>(`/api/v1/operations/${rotate.body.operation_id}`, token, (o) => o.status === 'failed', 20_000);
+    expect(rotation.message).toMatch(/DigitalOcean chooses its managed databases' passwords itself/);
+    expect((await api.call<{ password: string }>('GET', `/api/v1/databases/${id}/credentials`, { token })).body.password, 'still the one DigitalOcean chose').toBe(cluster?.password);
 
     expect((await api.call('DELETE', `/api/v1/databases/${id}`, { token })).status).toBeLessThan(300);
     const stalled = await api.until<{ conditions: Array<{ type: string; message: string }> }>(`/api/v1/databases/${id}`, token, (b) =>
