@@ -102,6 +102,8 @@ interface ClusterState {
 export interface DigitalOceanDouble extends VendorDouble {
   /** What the double holds now (tests look at "the cloud" directly). */
   droplets(): Array<{ id: number; name: string; tags: string[]; size: string; region: string; status: DropletStatus; userData: string | null }>;
+  /** DigitalOcean stops offering `version` of `engine` (`pg`, `mongodb`) for new clusters; those running it go on. */
+  retireDatabaseVersion(engine: string, version: string): void;
   /** The managed database clusters, with the password the double chose for each. */
   clusters(): Array<{ id: string; name: string; engine: string; version: string; region: string; size: string; tags: string[]; storageMib: number | null; status: ClusterStatus; host: string; password: string }>;
 }
@@ -127,6 +129,8 @@ export async function startDigitalOceanDouble(options: DigitalOceanDoubleOptions
   const droplets = new Map<number, DropletState>();
   const actions = new Map<number, ActionState>();
   const clusters = new Map<string, ClusterState>();
+  const retired = new Set<string>();
+  const offered = (engine: string): string[] => (DATABASE_ENGINES[engine]?.versions ?? []).filter((v) => !retired.has(`${engine} ${v}`));
   let nextId = 3164000;
 
   function clusterStatus(c: ClusterState): ClusterStatus {
@@ -242,7 +246,7 @@ export async function startDigitalOceanDouble(options: DigitalOceanDoubleOptions
 
       function clusterOptions(): Json {
         const offer = (slug: string): Json => ({
-          regions: DATABASE_REGIONS, versions: DATABASE_ENGINES[slug]!.versions,
+          regions: DATABASE_REGIONS, versions: offered(slug),
           layouts: [{ num_nodes: 1, sizes: DATABASE_SIZES }, { num_nodes: 3, sizes: DATABASE_SIZES.slice(1) }],
         });
         return { options: { pg: offer('pg'), mongodb: offer('mongodb') } };
@@ -259,7 +263,7 @@ export async function startDigitalOceanDouble(options: DigitalOceanDoubleOptions
           const engine = DATABASE_ENGINES[body.engine];
           if (!engine) return unprocessable(`invalid engine: ${body.engine}`);
           const version = body.version ?? engine.versions[engine.versions.length - 1]!;
-          if (!engine.versions.includes(version)) return unprocessable(`invalid version ${version} for engine ${body.engine}`);
+          if (!offered(body.engine).includes(version)) return unprocessable(`invalid version ${version} for engine ${body.engine}`);
           if (!DATABASE_REGIONS.includes(body.region)) return unprocessable(`invalid region: ${body.region}`);
           if (!DATABASE_SIZES.includes(body.size)) return unprocessable(`invalid size: ${body.size}`);
           if (body.num_nodes !== 1 && body.num_nodes !== 3) return unprocessable(`invalid number of nodes: ${body.num_nodes}`);
@@ -370,6 +374,7 @@ export async function startDigitalOceanDouble(options: DigitalOceanDoubleOptions
       advance();
       return [...droplets.values()].map((d) => ({ id: d.id, name: d.name, tags: d.tags, size: d.size, region: d.region, status: d.status, userData: d.userData }));
     },
+    retireDatabaseVersion: (engine, version) => void retired.add(`${engine} ${version}`),
     clusters: () =>
       [...clusters.values()].map((c) => ({
         id: c.id, name: c.name, engine: c.engine, version: c.version, region: c.region, size: c.size, tags: c.tags, storageMib: c.storageMib, status: clusterStatus(c), host: hostOf(c), password: c.password,

@@ -100,6 +100,11 @@ describe('digitalocean managed databases', () => {
     const unchanged = await databases.update(created.id, { ...pg, managed: { region: 'fra1', size: 'db-s-2vcpu-4gb' } });
     expect(unchanged.size).toBe('db-s-2vcpu-4gb');
     expect(d.calls.filter((c) => c.operationId === 'databases_update_clusterSize'), 'nothing to change: no resize').toHaveLength(1);
+    d.retireDatabaseVersion('pg', '16');
+    const onRetired = await (await service(d)).update(created.id, { ...pg, managed: { region: 'fra1', size: 'db-s-4vcpu-8gb' } });
+    expect(onRetired.size, 'a cluster on a version no longer offered for new ones is still resized').toBe('db-s-4vcpu-8gb');
+    await expect(databases.update(created.id, { ...pg, managed: { region: 'fra1', size: 'db-s-99' } })).rejects.toThrow(/size "db-s-99" is not offered for a one-node cluster/);
+    expect(d.calls.filter((c) => c.operationId === 'databases_update_clusterSize'), 'an unknown size is refused before anything is sent').toHaveLength(2);
     await expect(databases.update(created.id, { ...pg, version: '17' })).rejects.toThrow(
       new UnsupportedError(
         `digitalocean: database cluster ${created.id} runs postgresql 16; DigitalOcean changes a managed database's version only through its own upgrade endpoint (major upgrades of PostgreSQL), which cairn does not drive: set spec.version back to "16", or replace the database (a new one on 17) and move the data`,

@@ -90,7 +90,8 @@ export class DigitalOceanManagedDatabases implements DatabaseRuntime {
     }
     const storageChanges = desired.storageGb !== null && current.storageGb !== desired.storageGb;
     if (current.size === managed.size && !storageChanges) return current;
-    await this.checkOffer(desired.type, (await this.regionOf(externalId, doing, options)), managed.size, desired.version, doing, options);
+    // The version is not checked: a cluster keeps running one DigitalOcean no longer offers for new clusters.
+    await this.checkOffer(desired.type, await this.regionOf(externalId, doing, options), managed.size, undefined, doing, options);
     const body = { size: managed.size, num_nodes: 1, ...(desired.storageGb !== null ? { storage_size_mib: storageMib(desired.storageGb) } : {}) };
     await this.client.call({ method: 'PUT', path: `/databases/${id(externalId)}/resize`, body, doing, signal: options.signal });
     current = await this.settled(externalId, doing, options);
@@ -185,22 +186,22 @@ export class DigitalOceanManagedDatabases implements DatabaseRuntime {
   }
 
   /**
-   * Refuses (naming the valid ones) an engine, region, size or version DigitalOcean does not
-   * offer, before anything is sent; a miss reads the options again once, in case they grew.
+   * Refuses (naming the valid ones) an engine, region, size or version (when given) DigitalOcean
+   * does not offer, before anything is sent; a miss reads the options again once, in case they grew.
    */
-  private async checkOffer(engine: ManagedEngine, region: string, size: string, version: string, doing: string, options: CallOptions): Promise<void> {
+  private async checkOffer(engine: ManagedEngine, region: string, size: string, version: string | undefined, doing: string, options: CallOptions): Promise<void> {
     let problem = offerProblem(readEngineOffer(await this.optionsBody(doing, options, false), engine), engine, region, size, version);
     if (problem) problem = offerProblem(readEngineOffer(await this.optionsBody(doing, options, true), engine), engine, region, size, version);
     if (problem) throw problem;
   }
 }
 
-function offerProblem(offer: EngineOffer | undefined, engine: ManagedEngine, region: string, size: string, version: string): VendorRejectedError | undefined {
+function offerProblem(offer: EngineOffer | undefined, engine: ManagedEngine, region: string, size: string, version: string | undefined): VendorRejectedError | undefined {
   const what = `digitalocean managed ${engine}`;
   if (offer === undefined) return new VendorRejectedError(`${what} is not offered by DigitalOcean at the moment`, { field: 'type' });
   if (!offer.regions.includes(region)) return new VendorRejectedError(`${what}: region "${region}" is not offered; regions: ${offer.regions.join(', ')}`, { field: 'region' });
   if (!offer.sizes.includes(size)) return new VendorRejectedError(`${what}: size "${size}" is not offered for a one-node cluster; sizes: ${offer.sizes.join(', ')}`, { field: 'size' });
-  if (!offer.versions.includes(version)) return new VendorRejectedError(`${what}: version "${version}" is not offered; versions: ${offer.versions.join(', ')}`, { field: 'version' });
+  if (version !== undefined && !offer.versions.includes(version)) return new VendorRejectedError(`${what}: version "${version}" is not offered; versions: ${offer.versions.join(', ')}`, { field: 'version' });
   return undefined;
 }
 
