@@ -7,7 +7,12 @@
  * tokens, and its budget as 429s. Every request and answer is checked against DigitalOcean's
  * document (test/vendor-apis/digitalocean/specification/droplets.v2.yaml and the files it
  * refers to). Like DigitalOcean, it lets two droplets share a name: only tags tell them apart.
+ * Managed database clusters (PostgreSQL, MongoDB): created `creating`, `online` after
+ * `actionMs`, resized in place (`resizing` for `actionMs`), found by tag, with a password the
+ * double generates for the default user (as DigitalOcean does), and the options of
+ * `/v2/databases/options` (regions, versions, one-node sizes) that a create must meet.
  */
+import { randomBytes, randomUUID } from 'node:crypto';
 import { startVendorDouble, vendorDocument, type DoubleAnswer, type DoubleRequest, type VendorDouble, type CommonDoubleOptions } from '../support/vendor-double.js';
 
 const DOCUMENT = vendorDocument('digitalocean', 'specification', 'droplets.v2.yaml');
@@ -33,6 +38,14 @@ const SIZES: Array<[string, number, number, number, number, string[], boolean]> 
   ['g-2vcpu-8gb', 2, 8192, 25, 63, ['nyc1', 'nyc3', 'fra1'], true],
   ['s-1vcpu-512mb-10gb', 1, 512, 10, 4, ['nyc1', 'fra1'], false],
 ];
+
+/** Managed database engines: DigitalOcean's slug, versions, default database, default user, port. */
+const DATABASE_ENGINES: Record<string, { versions: string[]; database: string; user: string; port: number; scheme: string }> = {
+  pg: { versions: ['15', '16', '17'], database: 'defaultdb', user: 'doadmin', port: 25060, scheme: 'postgresql' },
+  mongodb: { versions: ['6.0', '7.0'], database: 'admin', user: 'doadmin', port: 27017, scheme: 'mongodb+srv' },
+};
+const DATABASE_REGIONS = ['ams3', 'blr1', 'fra1', 'lon1', 'nyc1', 'nyc3', 'sfo2', 'sfo3', 'sgp1', 'syd1', 'tor1', 'atl1'];
+const DATABASE_SIZES = ['db-s-1vcpu-1gb', 'db-s-1vcpu-2gb', 'db-s-2vcpu-4gb', 'db-s-4vcpu-8gb', 'gd-2vcpu-8gb'];
 
 export interface DigitalOceanDoubleOptions extends CommonDoubleOptions {
   /** The most items a page holds whatever `per_page` asks (DigitalOcean: 200); small to make lists page. */
@@ -68,9 +81,31 @@ interface ActionState {
   applied: boolean;
 }
 
+type ClusterStatus = 'creating' | 'online' | 'resizing';
+
+interface ClusterState {
+  id: string;
+  name: string;
+  engine: string;
+  version: string;
+  region: string;
+  size: string;
+  tags: string[];
+  storageMib: number | null;
+  created: string;
+  /** When what runs now (create, resize) is done; the cluster is `online` from then. */
+  busyUntil: number;
+  busy: ClusterStatus;
+  password: string;
+}
+
 export interface DigitalOceanDouble extends VendorDouble {
   /** What the double holds now (tests look at "the cloud" directly). */
   droplets(): Array<{ id: number; name: string; tags: string[]; size: string; region: string; status: DropletStatus; userData: string | null }>;
+  /** DigitalOcean stops offering `version` of `engine` (`pg`, `mongodb`) for new clusters; those running it go on. */
+  retireDatabaseVersion(engine: string, version: string): void;
+  /** The managed database clusters, with the password the double chose for each. */
+  clusters(): Array<{ id: string; name: string; engine: string; version: string; region: string; size: string; tags: string[]; storageMib: number | null; status: ClusterStatus; host: string; password: string }>;
 }
 
 function error(status: number, id: string, message: string): Json {
@@ -93,7 +128,15 @@ export async function startDigitalOceanDouble(options: DigitalOceanDoubleOptions
   const maxPerPage = options.maxPerPage ?? 200;
   const droplets = new Map<number, DropletState>();
   const actions = new Map<number, ActionState>();
+  const clusters = new Map<string, ClusterState>();
+  const retired = new Set<string>();
+  const offered = (engine: string): string[] => (DATABASE_ENGINES[engine]?.versions ?? []).filter((v) => !retired.has(`${engine} ${v}`));
   let nextId = 3164000;
+
+  function clusterStatus(c: ClusterState): ClusterStatus {
+    return Date.now() >= c.busyUntil ? 'online' : c.busy;
+  }
+  const hostOf = (c: ClusterState): string => `${c.name}-do-user-1-0.${c.id.slice(0, 8)}.db.ondigitalocean.com`;
 
   /** Completes the actions whose time has come, applying what they do. */
   function advance(): void {
@@ -176,7 +219,87 @@ export async function startDigitalOceanDouble(options: DigitalOceanDoubleOptions
         return { status: 422, body: error(422, 'unprocessable_entity', message) };
       }
 
+      // The example's own storage and standby nodes are dropped: a cluster has them only when asked for.
+      const { storage_size_mib: _storage, standby_connection: _standby, standby_private_connection: _standbyPrivate, ...clusterTemplate } = example('databases_get_cluster')['database'] as Json;
+
+      function renderCluster(c: ClusterState): Json {
+        const engine = DATABASE_ENGINES[c.engine]!;
+        const host = hostOf(c);
+        const connection = {
+          uri: `${engine.scheme}://${engine.user}:${c.password}@${host}:${engine.port}/${engine.database}${c.engine === 'pg' ? '?sslmode=require' : '?tls=true&authSource=admin'}`,
+          database: engine.database, host, port: engine.port, user: engine.user, password: c.password, ssl: true,
+        };
+        return {
+          ...clusterTemplate, id: c.id, name: c.name, engine: c.engine, version: c.version, semantic_version: `${c.version}.4`, num_nodes: 1, size: c.size, region: c.region,
+          status: clusterStatus(c), created_at: c.created, tags: c.tags, db_names: [engine.database],
+          connection, private_connection: { ...connection, host: `private-${host}` }, 
+          users: [{ name: engine.user, role: 'primary', password: c.password }],
+          // The document: "If null, no additional storage is added": present only when some was asked for.
+          ...(c.storageMib === null ? {} : { storage_size_mib: c.storageMib }),
+        };
+      }
+
+      function cluster(request: DoubleRequest): ClusterState | DoubleAnswer {
+        const found = clusters.get(String(request.params['database_cluster_uuid']));
+        return found ?? { status: 404, body: error(404, 'not_found', 'The resource you were accessing could not be found.') };
+      }
+
+      function clusterOptions(): Json {
+        const offer = (slug: string): Json => ({
+          regions: DATABASE_REGIONS, versions: offered(slug),
+          layouts: [{ num_nodes: 1, sizes: DATABASE_SIZES }, { num_nodes: 3, sizes: DATABASE_SIZES.slice(1) }],
+        });
+        return { options: { pg: offer('pg'), mongodb: offer('mongodb') } };
+      }
+
       return {
+        databases_list_options: () => ({ status: 200, body: clusterOptions() }),
+        databases_list_clusters(r) {
+          const tag = typeof r.query['tag_name'] === 'string' ? r.query['tag_name'] : undefined;
+          return { status: 200, body: { databases: [...clusters.values()].filter((c) => tag === undefined || c.tags.includes(tag)).map(renderCluster) } };
+        },
+        databases_create_cluster(r) {
+          const body = r.body as { name: string; engine: string; version?: string; region: string; size: string; num_nodes: number; tags?: string[] | null; storage_size_mib?: number };
+          const engine = DATABASE_ENGINES[body.engine];
+          if (!engine) return unprocessable(`invalid engine: ${body.engine}`);
+          const version = body.version ?? engine.versions[engine.versions.length - 1]!;
+          if (!offered(body.engine).includes(version)) return unprocessable(`invalid version ${version} for engine ${body.engine}`);
+          if (!DATABASE_REGIONS.includes(body.region)) return unprocessable(`invalid region: ${body.region}`);
+          if (!DATABASE_SIZES.includes(body.size)) return unprocessable(`invalid size: ${body.size}`);
+          if (body.num_nodes !== 1 && body.num_nodes !== 3) return unprocessable(`invalid number of nodes: ${body.num_nodes}`);
+          if ([...clusters.values()].some((c) => c.name === body.name)) return unprocessable(`a database cluster named ${body.name} already exists`);
+          const bad = (body.tags ?? []).find((t) => !/^[a-zA-Z0-9_\-:]+$/.test(t) || t.length > 255);
+          if (bad !== undefined) return unprocessable(`tag "${bad}" may contain letters, numbers, colons, dashes and underscores only`);
+          const created: ClusterState = {
+            id: randomUUID(), name: body.name, engine: body.engine, version, region: body.region, size: body.size, tags: [...new Set(body.tags ?? [])],
+            storageMib: body.storage_size_mib ?? null, created: new Date().toISOString(), busyUntil: Date.now() + actionMs, busy: 'creating',
+            password: randomBytes(12).toString('base64url'),
+          };
+          clusters.set(created.id, created);
+          return { status: 201, body: { database: renderCluster(created) } };
+        },
+        databases_get_cluster(r) {
+          const c = cluster(r);
+          return 'id' in c ? { status: 200, body: { database: renderCluster(c) } } : c;
+        },
+        databases_destroy_cluster(r) {
+          const c = cluster(r);
+          if (!('id' in c)) return c;
+          clusters.delete(c.id);
+          return { status: 204 };
+        },
+        databases_update_clusterSize(r) {
+          const c = cluster(r);
+          if (!('id' in c)) return c;
+          if (clusterStatus(c) !== 'online') return unprocessable(`database cluster is ${clusterStatus(c)}; try again when it is online`);
+          const body = r.body as { size: string; num_nodes: number; storage_size_mib?: number };
+          if (!DATABASE_SIZES.includes(body.size)) return unprocessable(`invalid size: ${body.size}`);
+          c.size = body.size;
+          if (body.storage_size_mib !== undefined) c.storageMib = body.storage_size_mib;
+          c.busy = 'resizing';
+          c.busyUntil = Date.now() + actionMs;
+          return { status: 202 };
+        },
         regions_list: (r) => paged(REGIONS, r.query, '/regions', 'regions', renderRegion, maxPerPage),
         sizes_list: (r) => paged(SIZES, r.query, '/sizes', 'sizes', renderSize, maxPerPage),
         droplets_list(r) {
@@ -251,5 +374,10 @@ export async function startDigitalOceanDouble(options: DigitalOceanDoubleOptions
       advance();
       return [...droplets.values()].map((d) => ({ id: d.id, name: d.name, tags: d.tags, size: d.size, region: d.region, status: d.status, userData: d.userData }));
     },
+    retireDatabaseVersion: (engine, version) => void retired.add(`${engine} ${version}`),
+    clusters: () =>
+      [...clusters.values()].map((c) => ({
+        id: c.id, name: c.name, engine: c.engine, version: c.version, region: c.region, size: c.size, tags: c.tags, storageMib: c.storageMib, status: clusterStatus(c), host: hostOf(c), password: c.password,
+      })),
   };
 }

@@ -1,8 +1,9 @@
 /**
  * @module examples/vendors/digitalocean, applied with the real CLI against the DigitalOcean double (its
- * Provider pointed at the double with `spec.endpoint`): the servers converge, a resize is made
- * in place (powered off, resized, powered on), a size DigitalOcean lacks is refused naming the
- * valid ones, and a delete leaves nothing at the vendor.
+ * Provider pointed at the double with `spec.endpoint`): the servers and the managed PostgreSQL
+ * converge, a resize is made in place (powered off, resized, powered on), a size DigitalOcean
+ * lacks is refused naming the valid ones, and a delete (the database's with
+ * cairn.dev/skip-final-backup) leaves nothing at the vendor.
  */
 import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -34,13 +35,14 @@ afterAll(async () => {
 });
 
 describe('examples/vendors/digitalocean', () => {
-  it('applies and converges: three droplets at DigitalOcean, each tagged with its key', async () => {
+  it('applies and converges: three droplets and a managed PostgreSQL at DigitalOcean, each tagged with its key', async () => {
     const result = await apply('apply', '-f', dir, '--auto-approve', '--wait');
     expect(result.code, result.stdout + result.stderr).toBe(0);
-    expect(result.stdout).toContain('Apply complete: 4 ready.');
+    expect(result.stdout).toContain('Apply complete: 5 ready.');
     const droplets = double.droplets();
     expect(droplets.map((s) => `${s.name}:${s.region}:${s.size}:${s.status}`).sort()).toEqual(['web-ams:ams3:s-1vcpu-1gb:active', 'web-fra:fra1:s-1vcpu-1gb:active', 'web-nyc:nyc3:s-2vcpu-2gb:active']);
     expect(droplets.every((s) => s.tags.some((t) => t.startsWith('cairn-key:cairn-')) && s.tags.includes('managed-by:cairn'))).toBe(true);
+    expect(double.clusters().map((c) => `${c.name}:${c.engine}:${c.version}:${c.region}:${c.size}:${c.status}`)).toEqual(['orders-db:pg:16:fra1:db-s-1vcpu-1gb:online']);
   });
 
   it('resizes in place, and refuses a size DigitalOcean lacks, naming the valid ones', async () => {
@@ -58,9 +60,14 @@ describe('examples/vendors/digitalocean', () => {
     expect(double.droplets()).toHaveLength(3);
   });
 
-  it('deletes what it made: nothing left at the vendor', async () => {
-    const result = await apply('delete', '-f', join(dir, 'servers.yaml'), '--auto-approve', '--wait');
+  it('deletes what it made: nothing left at the vendor (the managed database without a final backup, which DigitalOcean cannot take on demand)', async () => {
+    const database = join(dir, 'database.yaml');
+    writeFileSync(database, readFileSync(database, 'utf8').replace('  labels: { team: shop }', '  labels: { team: shop }\n  annotations: { cairn.dev/skip-final-backup: "true" }'));
+    const annotated = await apply('apply', '-f', database, '--auto-approve', '--wait');
+    expect(annotated.code, annotated.stdout + annotated.stderr).toBe(0);
+    const result = await apply('delete', '-f', join(dir, 'servers.yaml'), database, '--auto-approve', '--wait');
     expect(result.code, result.stdout + result.stderr).toBe(0);
     expect(double.droplets()).toEqual([]);
+    expect(double.clusters()).toEqual([]);
   });
 });

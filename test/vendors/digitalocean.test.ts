@@ -103,12 +103,12 @@ describe('digitalocean driver', () => {
     expect(d.droplets().map((s) => s.userData)).toEqual([USER_DATA, null]);
   });
 
-  it('refuses metrics, databases and apps, saying why', async () => {
+  it('refuses metrics, and databases and apps on a droplet, saying why', async () => {
     const d = await double();
     const driver = await digitalOceanVendor.createCloudDriver(config(d.url));
     expect(driver.metricsUnsupported).toMatch(/agent/);
     await expect(driver.metrics('1')).rejects.toBeInstanceOf(UnsupportedError);
-    await expect(digitalOceanVendor.createRuntimeDriver(config('http://127.0.0.1:1'))).rejects.toThrow(/managed databases on DigitalOcean are not built yet.*SSH/);
+    await expect(digitalOceanVendor.createRuntimeDriver(config('http://127.0.0.1:1'))).rejects.toThrow(/on a droplet need cairn to reach it over SSH.*managed PostgreSQL and MongoDB are built/);
   });
 
 

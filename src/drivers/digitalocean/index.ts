@@ -1,13 +1,14 @@
 /**
- * @module The `digitalocean` vendor: droplets through DigitalOcean's public API v2
- * (https://api.digitalocean.com/v2, or the Provider's `spec.endpoint`), authenticated by a
- * personal access token, within DigitalOcean's budget of 5,000 requests an hour (and 250 a
- * minute, the bucket's burst) per token.
+ * @module The `digitalocean` vendor: droplets and managed databases (PostgreSQL, MongoDB)
+ * through DigitalOcean's public API v2 (https://api.digitalocean.com/v2, or the Provider's
+ * `spec.endpoint`), authenticated by a personal access token, within DigitalOcean's budget of
+ * 5,000 requests an hour (and 250 a minute, the bucket's burst) per token, shared by both.
  */
 import type { Vendor } from '../contract.js';
 import { bearerCloudVendor } from '../kit/bearer-client.js';
 import type { VendorErrorText } from '../kit/vendor-http.js';
 import { DigitalOceanCloudDriver } from './cloud-driver.js';
+import { DigitalOceanManagedDatabaseDriver } from './managed-databases.js';
 
 export const DIGITALOCEAN_API = 'https://api.digitalocean.com/v2';
 
@@ -24,8 +25,10 @@ function readError(body: unknown): VendorErrorText | undefined {
 
 export const digitalOceanVendor: Vendor = bearerCloudVendor({
   id: 'digitalocean', tokenName: 'a DigitalOcean personal access token', defaultBaseUrl: DIGITALOCEAN_API, readError, budget: { perHour: 5000, burst: 250 },
-  description: 'DigitalOcean: droplets in New York, San Francisco, Toronto, Atlanta, Amsterdam, London, Frankfurt, Bangalore, Singapore and Sydney. Managed databases are not built yet; apps on its droplets need SSH.',
-  tokenDescription: 'Personal access token (control panel → API → Tokens) with read and write scopes for droplets, tags, regions and sizes.',
+  description: 'DigitalOcean: droplets in New York, San Francisco, Toronto, Atlanta, Amsterdam, London, Frankfurt, Bangalore, Singapore and Sydney. Managed PostgreSQL and MongoDB (Databases with managed: true); apps on its droplets need SSH.',
+  tokenDescription: 'Personal access token (control panel → API → Tokens) with read and write scopes for droplets, databases (with database:view_credentials), tags, regions and sizes.',
   cloudDriver: (client, baseUrl) => new DigitalOceanCloudDriver(client, baseUrl),
-  noRuntimeBecause: 'managed databases on DigitalOcean are not built yet, and apps on a droplet need cairn to reach it over SSH, which is not built yet',
+  noRuntimeBecause:
+    'databases and apps on a droplet need cairn to reach it over SSH, which is not built yet; for a database, DigitalOcean\'s managed PostgreSQL and MongoDB are built (spec.managed: true, provider, region, size)',
+  managedDatabases: { engines: ['postgresql', 'mongodb'], driver: (client) => new DigitalOceanManagedDatabaseDriver(client) },
 });

@@ -6,7 +6,7 @@
  * provider, keyed by a fingerprint of the token, never the token itself.
  */
 import { createHash } from 'node:crypto';
-import type { CloudDriver, DriverConfig, RuntimeDriver, Vendor } from '../contract.js';
+import type { CloudDriver, DatabaseDesired, DriverConfig, ManagedDatabaseDriver, RuntimeDriver, Vendor } from '../contract.js';
 import { UnsupportedError, VendorAuthError } from '../errors.js';
 import { checkedEndpoint } from './endpoint.js';
 import { sharedBudget, type RateBudgetOptions } from './rate-budget.js';
@@ -50,10 +50,16 @@ export interface BearerCloudVendor extends BearerVendor {
   cloudDriver(client: VendorHttpClient, baseUrl: string): CloudDriver;
   /** Why databases and apps cannot be placed on this vendor yet (after `Provider/<name>: `). */
   noRuntimeBecause: string;
+  /** The vendor's managed database service, when cairn drives it: its engines and its driver, on the same client. */
+  managedDatabases?: {
+    engines: ReadonlyArray<DatabaseDesired['type']>;
+    driver(client: VendorHttpClient, baseUrl: string): ManagedDatabaseDriver;
+  };
 }
 
-/** A vendor of servers reached with a bearer token, with no runtime of its own (yet): the whole `Vendor`. */
+/** A vendor of servers (and, where cairn drives it, managed databases) reached with a bearer token, with no runtime of its own (yet): the whole `Vendor`. */
 export function bearerCloudVendor(vendor: BearerCloudVendor): Vendor {
+  const managed = vendor.managedDatabases;
   return {
     id: vendor.id,
     description: vendor.description,
@@ -66,5 +72,15 @@ export function bearerCloudVendor(vendor: BearerCloudVendor): Vendor {
     createRuntimeDriver(config: DriverConfig): Promise<RuntimeDriver> {
       return Promise.reject(new UnsupportedError(`Provider/${config.providerName}: ${vendor.noRuntimeBecause}`));
     },
+    ...(managed
+      ? {
+          managedDatabaseEngines: managed.engines,
+          // eslint-disable-next-line @typescript-eslint/require-await -- a refusal (no token, bad endpoint) is a rejected promise
+          async createManagedDatabases(config: DriverConfig): Promise<ManagedDatabaseDriver> {
+            const { client, baseUrl } = bearerTokenClient(vendor, config);
+            return managed.driver(client, baseUrl);
+          },
+        }
+      : {}),
   };
 }
