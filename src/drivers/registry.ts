@@ -6,6 +6,7 @@ import { UnsupportedError } from './errors.js';
 import { digitalOceanVendor } from './digitalocean/index.js';
 import { exoscaleVendor } from './exoscale/index.js';
 import { hetznerVendor } from './hetzner/index.js';
+import { ionosVendor } from './ionos/index.js';
 import { linodeVendor } from './linode/index.js';
 import { localVendor } from './local/index.js';
 import { sandboxVendor } from './sandbox/index.js';
@@ -23,6 +24,7 @@ export const vendors: Map<string, Vendor> = new Map<string, Vendor>([
   [exoscaleVendor.id, exoscaleVendor],
   [contaboVendor.id, contaboVendor],
   [linodeVendor.id, linodeVendor],
+  [ionosVendor.id, ionosVendor],
 ]);
 
 /** The vendor with this id; throws an UnsupportedError listing the supported ones otherwise. */
