@@ -14,6 +14,7 @@ import { startDigitalOceanDouble } from '../test/doubles/digitalocean.js';
 import { startExoscaleDouble } from '../test/doubles/exoscale.js';
 import { startHetznerDouble } from '../test/doubles/hetzner.js';
 import { SCALEWAY_TEST_PROJECT, startScalewayDouble } from '../test/doubles/scaleway.js';
+import { startIonosDouble } from '../test/doubles/ionos.js';
 import { startLinodeDouble } from '../test/doubles/linode.js';
 import { startVultrDouble } from '../test/doubles/vultr.js';
 import type { VendorDouble } from '../test/support/vendor-double.js';
@@ -67,6 +68,7 @@ const BENCHED: VendorUnderBench[] = [
     credentials: (token) => JSON.stringify({ client_id: 'cairn-client', client_secret: token, api_user: 'ops@example.com', api_password: 'api-password' }),
   },
   { vendor: 'linode', start: (token, latencyMs) => startLinodeDouble({ token, latencyMs, actionMs: 1000 }), regions: ['eu-central', 'eu-west', 'us-east'], size: 'g6-nanode-1', image: 'debian-12' },
+  { vendor: 'ionos', start: (token, latencyMs) => startIonosDouble({ token, latencyMs, actionMs: 1000 }), regions: ['de/fra', 'de/txl', 'gb/lhr'], size: 'e-1c-2gb', image: 'debian-12' },
 ];
 
 async function bench(target: VendorUnderBench, progress: (line: string) => void): Promise<VendorFigures> {
