@@ -10,6 +10,7 @@ import { startContaboDouble } from '../doubles/contabo.js';
 import { startDigitalOceanDouble } from '../doubles/digitalocean.js';
 import { startExoscaleDouble } from '../doubles/exoscale.js';
 import { startHetznerDouble } from '../doubles/hetzner.js';
+import { startIonosDouble } from '../doubles/ionos.js';
 import { SCALEWAY_TEST_PROJECT, startScalewayDouble } from '../doubles/scaleway.js';
 import { startLinodeDouble } from '../doubles/linode.js';
 import { startVultrDouble } from '../doubles/vultr.js';
@@ -92,6 +93,14 @@ const CASES: Case[] = [
     badCreate: { path: '/linode/instances', body: { region: 7, type: ['g6-nanode-1'], label: 'web-1' }, operationId: 'post-linode-instance' },
     document: ['linode', 'openapi.yaml'],
     list: { operationId: 'get-regions', path: '/v4/regions', badAnswer: { data: 'not a list', page: 1, pages: 1, results: 0 } },
+  },
+  {
+    vendor: 'ionos',
+    start: (token) => startIonosDouble({ token }),
+    badCreate: { path: '/datacenters/0b7c5e2a-6f1d-4c1e-9a53-2d4f7b8e9c10/servers', body: { properties: { name: 42, cores: 1, ram: 1024 } }, operationId: 'datacentersServersPost' },
+    document: ['ionos', 'cloudapi-v6.openapi.yaml'],
+    basePath: '/cloudapi/v6',
+    list: { operationId: 'locationsGet', path: '/locations', badAnswer: { items: 'not a list' } },
   },
 ];
 
