@@ -4,8 +4,9 @@
  * (`cairn-de/fra`), found by that name and created when missing, so creating it is idempotent by
  * name (a VDC made by a create whose answer was lost is found the next time). Each has a public
  * LAN (`cairn-public`, found or created the same way) that servers' NICs join, for a public
- * address by DHCP. What was found is kept for the driver's life; a VDC someone deletes is looked
- * up again after a miss.
+ * address by DHCP. The list is kept between calls, and read afresh by every lookup by key (so
+ * by every create, which looks first) and after a miss; LANs found are kept per data center.
+ * Creates running at once in one location wait for the same find-or-create.
  */
 import type { CallOptions } from '../contract.js';
 import { readAllPages } from '../kit/pagination.js';
