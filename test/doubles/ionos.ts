@@ -68,9 +68,9 @@ function error(status: number, code: string, message: string): Json {
   return { httpStatus: status, messages: [{ errorCode: code, message }] };
 }
 
-/** IONOS's `imagePassword` rule: 8 to 50 characters, letters and digits only. */
+/** IONOS's `imagePassword` rule (the document: "allows all characters from a-z, A-Z, 0-9"), and at least 8 of them. */
 function validImagePassword(password: string): boolean {
-  return /^[a-zA-Z0-9]{8,50}$/.test(password);
+  return /^[a-zA-Z0-9]{8,}$/.test(password);
 }
 
 export async function startIonosDouble(options: IonosDoubleOptions = {}): Promise<IonosDouble> {
@@ -217,7 +217,7 @@ export async function startIonosDouble(options: IonosDoubleOptions = {}): Promis
         if (!volume) return invalid('[(root).entities.volumes] a server needs a boot volume here');
         if (volume.imageAlias === undefined && volume.image === undefined) return invalid('[(root).entities.volumes.items[0].properties] image or imageAlias is required');
         if (volume.imageAlias !== undefined && !ALIASES.includes(volume.imageAlias)) return invalid(`[(root).entities.volumes.items[0].properties.imageAlias] image alias ${volume.imageAlias} is not available in ${dc.location}`);
-        if (volume.imagePassword === undefined || !validImagePassword(volume.imagePassword)) return invalid('[(root).entities.volumes.items[0].properties.imagePassword] a public image needs an imagePassword of 8 to 50 letters and digits, or sshKeys');
+        if (volume.imagePassword === undefined || !validImagePassword(volume.imagePassword)) return invalid('[(root).entities.volumes.items[0].properties.imagePassword] a public image needs an imagePassword of letters and digits (at least 8), or sshKeys');
         if (body.properties.ram % 256 !== 0) return invalid('[(root).properties.ram] RAM must be a multiple of 256 MB');
         const cpus = LOCATIONS.find(([id]) => id === dc.location)?.[2] ?? [];
         if (!cpus.some(([, maxCores, maxRam]) => maxCores >= body.properties.cores && maxRam >= body.properties.ram)) return invalid(`[(root).properties] ${body.properties.cores} cores and ${body.properties.ram} MB are more than ${dc.location} offers`);
