@@ -15,6 +15,7 @@ import { startExoscaleDouble } from '../test/doubles/exoscale.js';
 import { startHetznerDouble } from '../test/doubles/hetzner.js';
 import { startLeasewebDouble } from '../test/doubles/leaseweb.js';
 import { SCALEWAY_TEST_PROJECT, startScalewayDouble } from '../test/doubles/scaleway.js';
+import { startIonosDouble } from '../test/doubles/ionos.js';
 import { startLinodeDouble } from '../test/doubles/linode.js';
 import { startVultrDouble } from '../test/doubles/vultr.js';
 import type { VendorDouble } from '../test/support/vendor-double.js';
@@ -72,6 +73,7 @@ const BENCHED: VendorUnderBench[] = [
     vendor: 'leaseweb', start: (token, latencyMs) => startLeasewebDouble({ token, latencyMs, actionMs: 1000 }), regions: ['eu-west-3', 'eu-central-1', 'us-east-1'], size: 'lsw.m3.large',
     image: 'debian-12',
   },
+  { vendor: 'ionos', start: (token, latencyMs) => startIonosDouble({ token, latencyMs, actionMs: 1000 }), regions: ['de/fra', 'de/txl', 'gb/lhr'], size: 'e-1c-2gb', image: 'debian-12' },
 ];
 
 async function bench(target: VendorUnderBench, progress: (line: string) => void): Promise<VendorFigures> {

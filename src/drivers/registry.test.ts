@@ -11,11 +11,11 @@ describe('vendor registry', () => {
   it('serves the sandbox and local vendors by their ids', () => {
     expect(getVendor('sandbox')).toBe(sandboxVendor);
     expect(getVendor('local')).toBe(localVendor);
-    expect([...vendors.keys()].sort()).toEqual(['contabo', 'digitalocean', 'exoscale', 'hetzner', 'leaseweb', 'linode', 'local', 'sandbox', 'scaleway', 'vultr']);
+    expect([...vendors.keys()].sort()).toEqual(['contabo', 'digitalocean', 'exoscale', 'hetzner', 'ionos', 'leaseweb', 'linode', 'local', 'sandbox', 'scaleway', 'vultr']);
   });
 
   it('refuses an unknown vendor and lists the supported ones', () => {
     expect(() => getVendor('aws')).toThrow(UnsupportedError);
-    expect(() => getVendor('aws')).toThrow('unknown vendor "aws": supported vendors are contabo, digitalocean, exoscale, hetzner, leaseweb, linode, local, sandbox, scaleway, vultr');
+    expect(() => getVendor('aws')).toThrow('unknown vendor "aws": supported vendors are contabo, digitalocean, exoscale, hetzner, ionos, leaseweb, linode, local, sandbox, scaleway, vultr');
   });
 });

@@ -7,6 +7,7 @@ import { digitalOceanVendor } from './digitalocean/index.js';
 import { exoscaleVendor } from './exoscale/index.js';
 import { hetznerVendor } from './hetzner/index.js';
 import { leasewebVendor } from './leaseweb/index.js';
+import { ionosVendor } from './ionos/index.js';
 import { linodeVendor } from './linode/index.js';
 import { localVendor } from './local/index.js';
 import { sandboxVendor } from './sandbox/index.js';
@@ -25,6 +26,7 @@ export const vendors: Map<string, Vendor> = new Map<string, Vendor>([
   [contaboVendor.id, contaboVendor],
   [leasewebVendor.id, leasewebVendor],
   [linodeVendor.id, linodeVendor],
+  [ionosVendor.id, ionosVendor],
 ]);
 
 /** The vendor with this id; throws an UnsupportedError listing the supported ones otherwise. */

@@ -11,6 +11,7 @@ import { startDigitalOceanDouble } from '../doubles/digitalocean.js';
 import { startExoscaleDouble } from '../doubles/exoscale.js';
 import { startHetznerDouble } from '../doubles/hetzner.js';
 import { startLeasewebDouble } from '../doubles/leaseweb.js';
+import { startIonosDouble } from '../doubles/ionos.js';
 import { SCALEWAY_TEST_PROJECT, startScalewayDouble } from '../doubles/scaleway.js';
 import { startLinodeDouble } from '../doubles/linode.js';
 import { startVultrDouble } from '../doubles/vultr.js';
@@ -102,6 +103,14 @@ const CASES: Case[] = [
     basePath: '/publicCloud/v1',
     auth: (token) => ({ 'x-lsw-auth': token }),
     list: { operationId: 'getRegionList', path: '/regions', badAnswer: { regions: 'not a list', _metadata: { totalCount: 0, limit: 50, offset: 0 } } },
+  },
+  {
+    vendor: 'ionos',
+    start: (token) => startIonosDouble({ token }),
+    badCreate: { path: '/datacenters/0b7c5e2a-6f1d-4c1e-9a53-2d4f7b8e9c10/servers', body: { properties: { name: 42, cores: 1, ram: 1024 } }, operationId: 'datacentersServersPost' },
+    document: ['ionos', 'cloudapi-v6.openapi.yaml'],
+    basePath: '/cloudapi/v6',
+    list: { operationId: 'locationsGet', path: '/locations', badAnswer: { items: 'not a list' } },
   },
 ];
 

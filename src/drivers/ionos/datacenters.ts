@@ -1,0 +1,126 @@
+/**
+ * @module cairn's virtual data centers at IONOS. IONOS servers live in a virtual data center
+ * (VDC) bound to one location; cairn keeps one per location it uses, named `cairn-<location>`
+ * (`cairn-de/fra`), found by that name and created when missing, so creating it is idempotent by
+ * name (a VDC made by a create whose answer was lost is found the next time). Each has a public
+ * LAN (`cairn-public`, found or created the same way) that servers' NICs join, for a public
+ * address by DHCP. The list is kept between calls, and read afresh by every lookup by key (so
+ * by every create, which looks first) and after a miss; LANs found are kept per data center.
+ * Creates running at once in one location wait for the same find-or-create.
+ */
+import type { CallOptions } from '../contract.js';
+import { readAllPages } from '../kit/pagination.js';
+import type { VendorHttpClient } from '../kit/vendor-http.js';
+import { WireReader } from '../kit/wire-reader.js';
+import { followRequest } from './requests.js';
+import { nextOffset } from './wire-format.js';
+
+const PREFIX = 'cairn-';
+const LAN_NAME = 'cairn-public';
+/** Items per page cairn asks for (the document's `limit` allows up to 10,000). */
+export const PAGE_SIZE = 1000;
+
+export interface CairnDatacenter {
+  id: string;
+  location: string;
+}
+
+export function datacenterName(location: string): string {
+  return `${PREFIX}${location}`;
+}
+
+export class IonosDatacenters {
+  private known: Promise<CairnDatacenter[]> | undefined;
+  private readonly lans = new Map<string, Promise<number>>();
+  /** Data centers being found or made, by location: creates running at once in one location make one. */
+  private readonly ensuring = new Map<string, Promise<CairnDatacenter>>();
+
+  constructor(
+    private readonly client: VendorHttpClient,
+    private readonly pollMs: number,
+  ) {}
+
+  /** Every offset page of a list below `path` (items read at `depth`). */
+  list(path: string, depth: number, doing: string, signal?: AbortSignal): Promise<WireReader[]> {
+    return readAllPages(async (at) => {
+      const offset = Number(at ?? 0);
+      const answer = await this.client.call({ method: 'GET', path, query: { depth, offset, limit: PAGE_SIZE }, doing, signal });
+      const body = WireReader.of(answer.body, `ionos: ${doing}`);
+      const items = body.raw('items') === undefined ? [] : body.array('items');
+      return { items, next: nextOffset(body, offset, items.length) };
+    }, `ionos: ${doing}`);
+  }
+
+  /** cairn's data centers (named `cairn-<location>`); read again when `fresh`. */
+  all(options: CallOptions = {}, fresh = false): Promise<CairnDatacenter[]> {
+    if (!this.known || fresh) {
+      const loading = this.list('/datacenters', 1, 'list data centers', options.signal).then((items) =>
+        items.flatMap((dc) => {
+          const properties = dc.object('properties');
+          const name = properties.stringOrNull('name') ?? '';
+          const location = properties.string('location');
+          return name === datacenterName(location) ? [{ id: dc.string('id'), location }] : [];
+        }),
+      );
+      this.known = loading;
+      loading.catch(() => {
+        if (this.known === loading) this.known = undefined;
+      });
+    }
+    return this.known;
+  }
+
+  /** The location of cairn's data center `id`, or undefined when it is not one of cairn's. */
+  async locationOf(id: string, options: CallOptions = {}): Promise<string | undefined> {
+    const found = (await this.all(options)).find((dc) => dc.id === id) ?? (await this.all(options, true)).find((dc) => dc.id === id);
+    return found?.location;
+  }
+
+  /** cairn's data center in `location` with its public LAN, made when missing. */
+  async ensure(location: string, options: CallOptions = {}): Promise<{ datacenter: CairnDatacenter; lan: number }> {
+    let ensuring = this.ensuring.get(location);
+    if (!ensuring) {
+      ensuring = this.findOrCreate(location, options).finally(() => this.ensuring.delete(location));
+      this.ensuring.set(location, ensuring);
+    }
+    const datacenter = await ensuring;
+    return { datacenter, lan: await this.publicLan(datacenter, options) };
+  }
+
+  private async findOrCreate(location: string, options: CallOptions): Promise<CairnDatacenter> {
+    let datacenter = (await this.all(options)).find((dc) => dc.location === location) ?? (await this.all(options, true)).find((dc) => dc.location === location);
+    if (!datacenter) {
+      const doing = `create data center "${datacenterName(location)}"`;
+      const answer = await this.client.call({ method: 'POST', path: '/datacenters', body: { properties: { name: datacenterName(location), location, description: 'servers made by cairn' } }, doing, signal: options.signal });
+      datacenter = { id: WireReader.of(answer.body, `ionos: ${doing}`).string('id'), location };
+      await followRequest(this.client, answer, doing, this.pollMs, options.signal);
+      this.known = undefined;
+    }
+    return datacenter;
+  }
+
+  private publicLan(datacenter: CairnDatacenter, options: CallOptions): Promise<number> {
+    let lan = this.lans.get(datacenter.id);
+    if (!lan) {
+      lan = this.findOrCreateLan(datacenter, options);
+      this.lans.set(datacenter.id, lan);
+      lan.catch(() => this.lans.delete(datacenter.id));
+    }
+    return lan;
+  }
+
+  private async findOrCreateLan(datacenter: CairnDatacenter, options: CallOptions): Promise<number> {
+    const path = `/datacenters/${encodeURIComponent(datacenter.id)}/lans`;
+    const lans = await this.list(path, 1, `list LANs of ${datacenterName(datacenter.location)}`, options.signal);
+    const found = lans.find((lan) => {
+      const properties = lan.object('properties');
+      return properties.stringOrNull('name') === LAN_NAME && properties.raw('public') === true;
+    });
+    if (found) return Number(found.string('id'));
+    const doing = `create the public LAN of ${datacenterName(datacenter.location)}`;
+    const answer = await this.client.call({ method: 'POST', path, body: { properties: { name: LAN_NAME, public: true } }, doing, signal: options.signal });
+    const id = Number(WireReader.of(answer.body, `ionos: ${doing}`).string('id'));
+    await followRequest(this.client, answer, doing, this.pollMs, options.signal);
+    return id;
+  }
+}
