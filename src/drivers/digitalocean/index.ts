@@ -2,7 +2,7 @@
  * @module The `digitalocean` vendor: droplets and managed databases (PostgreSQL, MongoDB)
  * through DigitalOcean's public API v2 (https://api.digitalocean.com/v2, or the Provider's
  * `spec.endpoint`), authenticated by a personal access token, within DigitalOcean's budget of
- * 5,000 requests an hour (and 250 a minute, the bucket's burst) per token, shared by both.
+ * 5,000 requests an hour and 250 a minute per token (the kit's budget keeps to both), for droplets and databases alike.
  */
 import type { Vendor } from '../contract.js';
 import { bearerCloudVendor } from '../kit/bearer-client.js';
@@ -24,7 +24,7 @@ function readError(body: unknown): VendorErrorText | undefined {
 }
 
 export const digitalOceanVendor: Vendor = bearerCloudVendor({
-  id: 'digitalocean', tokenName: 'a DigitalOcean personal access token', defaultBaseUrl: DIGITALOCEAN_API, readError, budget: { perHour: 5000, burst: 250 },
+  id: 'digitalocean', tokenName: 'a DigitalOcean personal access token', defaultBaseUrl: DIGITALOCEAN_API, readError, budget: { perHour: 5000, burst: 5000, perMinute: 250 },
   description: 'DigitalOcean: droplets in New York, San Francisco, Toronto, Atlanta, Amsterdam, London, Frankfurt, Bangalore, Singapore and Sydney. Managed PostgreSQL and MongoDB (Databases with managed: true); apps on its droplets need SSH.',
   tokenDescription: 'Personal access token (control panel → API → Tokens) with read and write scopes for droplets, databases (with database:view_credentials), tags, regions and sizes.',
   cloudDriver: (client, baseUrl) => new DigitalOceanCloudDriver(client, baseUrl),

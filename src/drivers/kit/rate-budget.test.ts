@@ -56,4 +56,18 @@ describe('RateBudget', () => {
     await Promise.all(waiting);
     expect(later).toHaveLength(2);
   });
+
+  it('keeps to both of a vendor’s limits: a minute’s worth at once, then the minute rate until the hour’s is spent', async () => {
+    let now = 0;
+    // DigitalOcean's shape, scaled down: 10 an hour in all, at most 3 a minute.
+    const budget = new RateBudget({ perHour: 10, burst: 10, perMinute: 3 }, () => now);
+    for (let i = 0; i < 3; i++) await budget.take();
+    const held = budget.take(AbortSignal.timeout(50));
+    await expect(held, 'the minute’s three are spent').rejects.toThrow();
+    now = 20_000; // a third of a minute: one more
+    await budget.take();
+    now = 240_000; // four minutes on: the minute bucket is full again, but the hour's 10 have only 6 left
+    for (let i = 0; i < 3; i++) await budget.take();
+    expect(budget.stats.taken).toBe(7);
+  });
 });

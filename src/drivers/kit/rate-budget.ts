@@ -11,10 +11,18 @@ export interface RateBudgetOptions {
   perHour: number;
   /** Requests that may go at once after a quiet spell (the bucket's size). */
   burst: number;
+  /**
+   * A second limit some vendors publish besides the hourly one (DigitalOcean: 250 a minute as
+   * well as 5,000 an hour): a bucket of this size refilled over a minute, which every request
+   * must also find a token in.
+   */
+  perMinute?: number;
 }
 
 export class RateBudget {
   private tokens: number;
+  /** The per-minute bucket's tokens, when the vendor has that limit too. */
+  private minuteTokens: number;
   private refilledAt: number;
   private pausedUntil = 0;
   /**
@@ -31,12 +39,15 @@ export class RateBudget {
     private readonly now: () => number = Date.now,
   ) {
     this.tokens = options.burst;
+    this.minuteTokens = options.perMinute ?? Infinity;
     this.refilledAt = now();
   }
 
   private refill(): void {
     const at = this.now();
     this.tokens = Math.min(this.options.burst, this.tokens + ((at - this.refilledAt) * this.options.perHour) / 3_600_000);
+    const perMinute = this.options.perMinute;
+    if (perMinute !== undefined) this.minuteTokens = Math.min(perMinute, this.minuteTokens + ((at - this.refilledAt) * perMinute) / 60_000);
     this.refilledAt = at;
   }
 
@@ -52,7 +63,10 @@ export class RateBudget {
       // The window has freed at least one request: one goes, the rest wait for its answer (or a second).
       this.said = { remaining: 1, ticket: this.stats.taken, resetAtMs: now + PROBE_WAIT_MS };
     }
-    return this.tokens >= 1 ? 0 : Math.ceil(((1 - this.tokens) * 3_600_000) / this.options.perHour);
+    const hourly = this.tokens >= 1 ? 0 : Math.ceil(((1 - this.tokens) * 3_600_000) / this.options.perHour);
+    const perMinute = this.options.perMinute;
+    const minutely = perMinute === undefined || this.minuteTokens >= 1 ? 0 : Math.ceil(((1 - this.minuteTokens) * 60_000) / perMinute);
+    return Math.max(hourly, minutely);
   }
 
   /**
@@ -65,6 +79,7 @@ export class RateBudget {
       const wait = this.waitMs();
       if (wait === 0) {
         this.tokens -= 1;
+        this.minuteTokens -= 1;
         return ++this.stats.taken;
       }
       this.stats.waitedMs += wait;
