@@ -11,13 +11,15 @@
  * through it unchanged; Contabo's access token comes from its identity provider, whose token
  * endpoint is not in the API document, so Prism refuses it. Both stay checked by their doubles.
  */
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it, vi } from 'vitest';
 import type { ServerDesired, Vendor, VendorCredentials } from '../../src/drivers/contract.js';
 import { digitalOceanVendor } from '../../src/drivers/digitalocean/index.js';
 import { hetznerVendor } from '../../src/drivers/hetzner/index.js';
+import { ionosVendor } from '../../src/drivers/ionos/index.js';
+import { leasewebVendor } from '../../src/drivers/leaseweb/index.js';
 import { linodeVendor } from '../../src/drivers/linode/index.js';
 import { scalewayVendor } from '../../src/drivers/scaleway/index.js';
 import { vultrVendor } from '../../src/drivers/vultr/index.js';
@@ -25,6 +27,8 @@ import { generateMasterKey } from '../../src/secrets/master-key.js';
 import { keyringDataKeys } from '../../src/secrets/sealed-stream.js';
 import { startDigitalOceanDouble } from '../doubles/digitalocean.js';
 import { startHetznerDouble } from '../doubles/hetzner.js';
+import { startIonosDouble } from '../doubles/ionos.js';
+import { startLeasewebDouble } from '../doubles/leaseweb.js';
 import { linodeDocumentAsMeant, startLinodeDouble } from '../doubles/linode.js';
 import { SCALEWAY_TEST_PROJECT, startScalewayDouble } from '../doubles/scaleway.js';
 import { startVultrDouble } from '../doubles/vultr.js';
@@ -92,6 +96,27 @@ const CASES: PrismCase[] = [
     upstream: (url) => url, endpoint: (url) => url, credentials: { secret_key: TOKEN, project_id: SCALEWAY_TEST_PROJECT }, auth: { 'x-auth-token': TOKEN },
     desired: { name: 'web-1', region: 'fr-par-1', size: 'DEV1-S', image: 'debian-12', userData: USER_DATA },
     badCreate: { path: '/instance/v1/zones/fr-par-1/servers', body: { name: 42, commercial_type: ['DEV1-S'], project: SCALEWAY_TEST_PROJECT } },
+  },
+  {
+    vendor: ionosVendor,
+    // IONOS gives its `Location` header the "pattern" `https://[apiBaseUri]/requests/[requestId]/status`, a
+    // placeholder no URL matches read as a regular expression; Prism gets the document without it.
+    document: () => {
+      const text = readFileSync(vendorDocument('ionos', 'cloudapi-v6.openapi.yaml'), 'utf8');
+      const file = join(scratch, 'ionos.yaml');
+      writeFileSync(file, text.replaceAll(/^\s+pattern: https:\/\/\[apiBaseUri\]\/requests\/\[requestId\]\/status\n/gm, ''));
+      return Promise.resolve(file);
+    },
+    start: (token) => startIonosDouble({ token }),
+    upstream: (url) => url, endpoint: (url) => url, credentials: { token: TOKEN }, auth: bearer,
+    desired: { name: 'web-1', region: 'de/fra', size: 'e-1c-2gb', image: 'debian-12', userData: USER_DATA },
+    badCreate: { path: '/datacenters/0b7c5e2a-6f1d-4c1e-9a53-2d4f7b8e9c10/servers', body: { properties: { name: 42, cores: 1, ram: 1024 } } },
+  },
+  {
+    vendor: leasewebVendor, document: () => Promise.resolve(vendorDocument('leaseweb', 'publiccloud.openapi.yaml')), start: (token) => startLeasewebDouble({ token }),
+    upstream: (url) => url, endpoint: (url) => url, credentials: { token: TOKEN }, auth: { 'x-lsw-auth': TOKEN },
+    desired: { name: 'web-1', region: 'eu-west-3', size: 'lsw.m3.large', image: 'debian-12', userData: USER_DATA },
+    badCreate: { path: '/instances', body: { region: 7, type: ['lsw.m3.large'], imageId: 'DEBIAN_12_64BIT', contractType: 'HOURLY', contractTerm: 0, billingFrequency: 1, rootDiskStorageType: 'CENTRAL' } },
   },
 ];
 
