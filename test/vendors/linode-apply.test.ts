@@ -65,7 +65,7 @@ describe('examples/vendors/linode', () => {
     expect(double.linodes()).toHaveLength(3);
   });
 
-  it('deletes what it made: nothing left at the vendor (the managed database without a final backup, which cairn does not take at Linode yet)', async () => {
+  it('deletes what it made: nothing left at the vendor (the managed database without a final backup, which would go with it at Linode)', async () => {
     const database = join(dir, 'database.yaml');
     writeFileSync(database, readFileSync(database, 'utf8').replace('  labels: { team: shop }', '  labels: { team: shop }\n  annotations: { cairn.dev/skip-final-backup: "true" }'));
     const annotated = await apply('apply', '-f', database, '--auto-approve', '--wait');

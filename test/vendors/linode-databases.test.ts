@@ -135,7 +135,7 @@ describe('linode managed databases', () => {
     expect(endpoint).toEqual({ host: db?.host, port: 5432, username: 'linroot', database: 'defaultdb', vendorPassword: db?.password });
     expect(endpoint.vendorPassword).not.toBe(pg.password);
     await expect(databases.setPassword(created.id, 'cairns-new-one')).rejects.toThrow(/Linode chooses its managed databases' root password itself/);
-    await expect(databases.createBackup(created.id, 'cairn-backup-0')).rejects.toThrow(/does not drive Linode's database snapshot backups yet.*cairn\.dev\/skip-final-backup/);
+    await expect(databases.createBackup(created.id, 'cairn-backup-0')).rejects.toThrow(/snapshot backups under the database itself.*cannot be reached once it is deleted.*cairn\.dev\/skip-final-backup/);
     await expect(databases.restore(created.id, 'b', 'k')).rejects.toBeInstanceOf(UnsupportedError);
     expect(await databases.observeBackup({ key: 'cairn-backup-0' })).toBeNull();
     await databases.deleteBackup('anything');
@@ -191,7 +191,7 @@ describe('a managed PostgreSQL at Linode through cairn serve (examples/vendors/l
 
     expect((await api.call('DELETE', `/api/v1/databases/${id}`, { token })).status).toBeLessThan(300);
     const stalled = await api.until<{ conditions: Array<{ type: string; message: string }> }>(`/api/v1/databases/${id}`, token, (b) =>
-      b.conditions.some((c) => c.message.includes("does not drive Linode's database snapshot backups yet")), 20_000);
+      b.conditions.some((c) => c.message.includes("cairn's backups must outlive their database")), 20_000);
     expect(stalled.conditions.map((c) => c.message).join('\n')).toMatch(/cairn\.dev\/skip-final-backup: "true"/);
     expect(d.databases(), 'kept until the final backup is skipped').toHaveLength(1);
 

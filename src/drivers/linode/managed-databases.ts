@@ -12,7 +12,8 @@
  *
  * What cairn does not do here is refused, saying why: Linode chooses the root password itself
  * (cairn takes it from `endpoint()`, so no rotation to a password of cairn's), a disk size of
- * its own (the type sets it), a version change, and backups (not built yet).
+ * its own (the type sets it), a version change, and backups (Linode's live under the database
+ * and go with it, while cairn's must outlive it).
  */
 import type {
   BackupObserved,
@@ -42,9 +43,12 @@ const PAGE_SIZE = 500;
 export const VENDOR_CHOOSES_PASSWORDS =
   "Linode chooses its managed databases' root password itself and takes none from cairn (its credentials reset makes another random one, not the one cairn generated); cairn keeps the one Linode chose (reset it in Cloud Manager and cairn takes up the new one)";
 
-/** Why cairn takes no backups of Linode's managed databases yet. */
-export const NO_BACKUPS_YET =
-  "cairn does not drive Linode's database snapshot backups yet (Linode takes daily backups itself, restored in Cloud Manager), so cairn cannot take or restore backups of them; " +
+/**
+ * Why cairn takes no backups of Linode's managed databases: cairn's backups outlive their
+ * database (a final backup is taken before a delete), and Linode's do not.
+ */
+export const NO_LASTING_BACKUPS =
+  "Linode keeps a managed database's snapshot backups under the database itself (every backup operation is under /databases/postgresql/instances/{instanceId}/backups, at most 3 snapshots), so they cannot be reached once it is deleted, and a final backup would go with it; cairn's backups must outlive their database, so cairn takes and restores none there (Linode's own daily backups restore in Cloud Manager); " +
   'to delete one without a final backup, set the annotation cairn.dev/skip-final-backup: "true"';
 
 /** How long the offer (engines, types, regions) is kept: it changes rarely. */
@@ -122,7 +126,7 @@ export class LinodeManagedDatabases implements DatabaseRuntime {
   }
 
   createBackup(databaseExternalId: string): Promise<BackupObserved> {
-    return Promise.reject(new UnsupportedError(`linode: managed database ${databaseExternalId}: ${NO_BACKUPS_YET}`));
+    return Promise.reject(new UnsupportedError(`linode: managed database ${databaseExternalId}: ${NO_LASTING_BACKUPS}`));
   }
 
   /** Null: cairn never made a backup here (createBackup refuses), so there is none to find. */
@@ -136,7 +140,7 @@ export class LinodeManagedDatabases implements DatabaseRuntime {
   }
 
   restore(databaseExternalId: string): Promise<DatabaseObserved> {
-    return Promise.reject(new UnsupportedError(`linode: managed database ${databaseExternalId}: ${NO_BACKUPS_YET}`));
+    return Promise.reject(new UnsupportedError(`linode: managed database ${databaseExternalId}: ${NO_LASTING_BACKUPS}`));
   }
 
   private async get(externalId: string, doing: string, options: CallOptions): Promise<WireReader | null> {
