@@ -4,8 +4,11 @@
  * `label` filters, `provisioning` → `running` after `actionMs`; boot, shut down and reboot
  * through `booting`, `shutting_down` and `rebooting`; a resize through `migrating`, as Linode
  * moves the Linode cold to a host with room, back to running or offline; the root password an
- * image needs, checked for strength; user data kept decoded), regions with a status, types with
- * prices, page-number paging (`page`, `pages`, `results`; `page_size` 25 to 500), Linode's error
+ * image needs, checked for strength; user data kept decoded), regions with a status and
+ * capabilities, types with prices, managed PostgreSQL databases (engines, database types with
+ * per-node prices, instances `provisioning` → `active` after `actionMs`, labels unique and 3 to
+ * 32 characters, a resize through `updating` to a type with more disk only, a root password
+ * Linode chooses, read through the credentials endpoint), page-number paging (`page`, `pages`, `results`; `page_size` 25 to 500), Linode's error
  * shape `{ errors: [{ reason, field }] }`, bearer tokens, and its limit as 429s.
  *
  * Every request and answer is checked against Linode's document
@@ -23,6 +26,25 @@ const REGIONS: Array<[string, string, string, 'ok' | 'outage']> = [
   ['us-east', 'Newark, NJ', 'us', 'ok'], ['us-central', 'Dallas, TX', 'us', 'ok'], ['us-west', 'Fremont, CA', 'us', 'ok'], ['us-ord', 'Chicago, IL', 'us', 'ok'],
   ['eu-west', 'London, UK', 'gb', 'ok'], ['eu-central', 'Frankfurt, DE', 'de', 'ok'], ['se-sto', 'Stockholm, SE', 'se', 'outage'],
   ['ap-south', 'Singapore, SG', 'sg', 'ok'], ['ap-northeast', 'Tokyo, JP', 'jp', 'ok'], ['ap-southeast', 'Sydney, AU', 'au', 'ok'],
+];
+
+/** Regions that run managed databases (the `Managed Databases` capability). */
+const DATABASE_REGIONS = ['us-east', 'us-ord', 'eu-central', 'eu-west', 'ap-south'];
+
+/** Managed database engines: id, engine, version. */
+const DATABASE_ENGINES: Array<[string, string, string]> = [
+  ['mysql/8', 'mysql', '8'], ['postgresql/14', 'postgresql', '14'], ['postgresql/15', 'postgresql', '15'], ['postgresql/16', 'postgresql', '16'],
+];
+
+/** The PostgreSQL release each major runs in the double. */
+const POSTGRES_RELEASE: Readonly<Record<string, string>> = { '14': '14.13', '15': '15.8', '16': '16.4' };
+
+/** Managed database types: id, label, class, vcpus, memory MB, disk MB, the node counts PostgreSQL takes on it. */
+const DATABASE_TYPES: Array<[string, string, string, number, number, number, number[]]> = [
+  ['g6-nanode-1', 'DBaaS - Nanode 1GB', 'nanode', 1, 1024, 25_600, [1]],
+  ['g6-standard-1', 'DBaaS - Linode 2GB', 'standard', 1, 2048, 51_200, [1, 3]],
+  ['g6-standard-2', 'DBaaS - Linode 4GB', 'standard', 2, 4096, 81_920, [1, 3]],
+  ['g6-dedicated-2', 'DBaaS - Dedicated 4GB', 'dedicated', 2, 4096, 81_920, [3]],
 ];
 
 /** Types: id, label, class, vcpus, memory MB, disk MB, monthly USD. */
@@ -63,7 +85,28 @@ interface LinodeState {
   ip: string;
 }
 
+type DatabaseStatus = 'provisioning' | 'active' | 'updating';
+
+interface DatabaseState {
+  id: number;
+  label: string;
+  region: string;
+  type: string;
+  engine: string;
+  version: string;
+  allowList: string[];
+  clusterSize: number;
+  created: string;
+  status: DatabaseStatus;
+  settlesAt: number;
+  host: string;
+  username: string;
+  password: string;
+}
+
 export interface LinodeDouble extends VendorDouble {
+  /** The managed PostgreSQL databases the double holds now. */
+  databases(): Array<{ id: number; label: string; region: string; type: string; engine: string; version: string; allowList: string[]; clusterSize: number; status: DatabaseStatus; host: string; username: string; password: string }>;
   /** What the double holds now (tests look at "the cloud" directly); `userData` decoded. */
   linodes(): Array<{ id: number; label: string; tags: string[]; type: string; region: string; image: string; status: LinodeStatus; rootPassword: string; userData: string | null }>;
 }
@@ -135,6 +178,8 @@ export async function startLinodeDouble(options: LinodeDoubleOptions = {}): Prom
   const actionMs = options.actionMs ?? 150;
   const maxPerPage = options.maxPerPage ?? 500;
   const linodes = new Map<number, LinodeState>();
+  const databases = new Map<number, DatabaseState>();
+  let databaseSerial = 900;
   let serial = 40_000_000;
   linodeDocumentAsMeant(await loadVendorDocument(DOCUMENT));
 
@@ -142,6 +187,7 @@ export async function startLinodeDouble(options: LinodeDoubleOptions = {}): Prom
   function advance(): void {
     const now = Date.now();
     for (const l of linodes.values()) if (l.status !== l.then && now >= l.settlesAt) l.status = l.then;
+    for (const db of databases.values()) if (db.status !== 'active' && now >= db.settlesAt) db.status = 'active';
   }
 
   function busy(l: LinodeState, status: LinodeStatus, then: 'running' | 'offline'): void {
@@ -165,6 +211,26 @@ export async function startLinodeDouble(options: LinodeDoubleOptions = {}): Prom
       const regionTemplate = (example('get-regions')['data'] as Json[])[0]!;
       const typeOf = (id: string): (typeof TYPES)[number] | undefined => TYPES.find(([t]) => t === id);
       const bad = (reason: string, field?: string): DoubleAnswer => ({ status: 400, body: error(400, 'bad_request', reason, field) });
+      const databaseTemplate = example('get-databases-postgre-sql-instance');
+      const databaseTypeTemplate = (example('get-databases-types')['data'] as Json[])[0]!;
+      const databaseTypeOf = (id: string): (typeof DATABASE_TYPES)[number] | undefined => DATABASE_TYPES.find(([t]) => t === id);
+
+      function renderDatabase(db: DatabaseState): Json {
+        advance();
+        const type = databaseTypeOf(db.type) ?? DATABASE_TYPES[0]!;
+        const provisioned = db.status !== 'provisioning';
+        return {
+          ...databaseTemplate, id: db.id, label: db.label, region: db.region, type: db.type, engine: 'postgresql', version: db.version, status: db.status,
+          allow_list: db.allowList, cluster_size: db.clusterSize, encrypted: false, port: 5432, ssl_connection: true, replication_type: 'none',
+          hosts: { primary: provisioned ? db.host : null, secondary: provisioned ? db.host.replace('-primary', '-primary-private') : null },
+          total_disk_size_gb: Math.round(type[5] / 1024), used_disk_size_gb: 1, created: db.created, updated: db.created,
+        };
+      }
+
+      function database(request: DoubleRequest): DatabaseState | DoubleAnswer {
+        advance();
+        return databases.get(Number(request.params['instanceId'])) ?? { status: 404, body: error(404, 'not_found', 'Not found') };
+      }
 
       function render(l: LinodeState): Json {
         advance();
@@ -219,7 +285,9 @@ export async function startLinodeDouble(options: LinodeDoubleOptions = {}): Prom
       return {
         'get-profile': () => ({ status: 200, body: example('get-profile') }),
         'get-regions': (r) =>
-          paged(REGIONS, r.query, ([id, label, country, status]) => ({ ...regionTemplate, id, label, country, status, capabilities: ['Linodes', 'Block Storage', 'Metadata'] }), maxPerPage),
+          paged(REGIONS, r.query, ([id, label, country, status]) => ({
+            ...regionTemplate, id, label, country, status, capabilities: ['Linodes', 'Block Storage', 'Metadata', ...(DATABASE_REGIONS.includes(id) ? ['Managed Databases'] : [])],
+          }), maxPerPage),
         'get-linode-types': (r) =>
           paged(TYPES, r.query, ([id, label, cls, vcpus, memory, disk, monthly]) => ({
             ...typeTemplate, id, label, class: cls, vcpus, memory, disk, gpus: 0, transfer: 1000, network_out: 1000, successor: null,
@@ -274,6 +342,64 @@ export async function startLinodeDouble(options: LinodeDoubleOptions = {}): Prom
           linodes.delete(l.id);
           return { status: 200, body: {} };
         },
+        'get-databases-engines': (r) => paged(DATABASE_ENGINES, r.query, ([id, engine, version]) => ({ id, engine, version }), maxPerPage),
+        'get-databases-types': (r) =>
+          paged(DATABASE_TYPES, r.query, ([id, label, cls, vcpus, memory, disk, nodes]) => {
+            const prices = nodes.map((quantity) => ({ quantity, price: { monthly: 15 * quantity * vcpus, hourly: Math.round(((15 * quantity * vcpus) / 730) * 1000) / 1000 } }));
+            return { ...databaseTypeTemplate, id, label, class: cls, vcpus, memory, disk, deprecated: false, engines: { mysql: prices, postgresql: prices } };
+          }, maxPerPage),
+        'get-databases-postgre-sql-instances': (r) => paged([...databases.values()], r.query, renderDatabase, maxPerPage),
+        'post-databases-postgre-sql-instances'(r) {
+          const body = r.body as { label: string; region: string; type: string; engine: string; cluster_size?: number; allow_list?: string[] };
+          if (!DATABASE_REGIONS.includes(body.region)) return bad('Region does not support Managed Databases', 'region');
+          const type = databaseTypeOf(body.type);
+          const nodes = body.cluster_size ?? 1;
+          if (!type) return bad('A valid plan type by that ID was not found', 'type');
+          if (!type[6].includes(nodes)) return bad(`Type ${type[0]} does not offer a cluster of ${nodes}`, 'cluster_size');
+          const engine = DATABASE_ENGINES.find(([id]) => id === body.engine);
+          if (!engine || engine[1] !== 'postgresql') return bad('Invalid engine', 'engine');
+          if ([...databases.values()].some((db) => db.label === body.label)) return bad('Label must be unique among your Managed Databases', 'label');
+          const id = ++databaseSerial;
+          const created: DatabaseState = {
+            id, label: body.label, region: body.region, type: type[0], engine: engine[0], version: POSTGRES_RELEASE[engine[2]] ?? engine[2], allowList: body.allow_list ?? [],
+            clusterSize: nodes, created: new Date().toISOString(), status: 'provisioning', settlesAt: Date.now() + actionMs,
+            host: `lin-${id}-${randomInt(1000, 9999)}-pgsql-primary.servers.linodedb.net`, username: 'linroot', password: `Lp${randomInt(10 ** 9, 10 ** 10)}x${randomInt(10 ** 5, 10 ** 6)}`,
+          };
+          databases.set(id, created);
+          return { status: 200, body: renderDatabase(created) };
+        },
+        'get-databases-postgre-sql-instance'(r) {
+          const db = database(r);
+          return 'id' in db ? { status: 200, body: renderDatabase(db) } : db;
+        },
+        'put-databases-postgre-sql-instance'(r) {
+          const db = database(r);
+          if (!('id' in db)) return db;
+          const body = r.body as { type?: string; label?: string; allow_list?: string[] };
+          if (db.status !== 'active') return bad(`Database busy: ${db.status}.`);
+          if (body.type !== undefined && body.allow_list !== undefined) return bad("You can't update the allow_list and set a new type in the same request", 'type');
+          if (body.type !== undefined && body.type !== db.type) {
+            const type = databaseTypeOf(body.type);
+            if (!type) return bad('A valid plan type by that ID was not found', 'type');
+            if (type[5] <= (databaseTypeOf(db.type)?.[5] ?? 0)) return bad('Needs to be a Linode Type with more disk space than your current one', 'type');
+            db.type = type[0];
+            db.status = 'updating';
+            db.settlesAt = Date.now() + actionMs;
+          }
+          if (body.label !== undefined) db.label = body.label;
+          if (body.allow_list !== undefined) db.allowList = body.allow_list;
+          return { status: 200, body: renderDatabase(db) };
+        },
+        'delete-databases-postgre-sql-instance'(r) {
+          const db = database(r);
+          if (!('id' in db)) return db;
+          databases.delete(db.id);
+          return { status: 200, body: {} };
+        },
+        'get-databases-postgre-sql-instance-credentials'(r) {
+          const db = database(r);
+          return 'id' in db ? { status: 200, body: { username: db.username, password: db.password } } : db;
+        },
         'post-boot-linode-instance': (r) => power(r, 'offline', 'booting', 'running'),
         'post-shutdown-linode-instance': (r) => power(r, 'running', 'shutting_down', 'offline'),
         'post-reboot-linode-instance': (r) => power(r, 'any', 'rebooting', 'running'),
@@ -286,6 +412,10 @@ export async function startLinodeDouble(options: LinodeDoubleOptions = {}): Prom
     linodes: () => {
       advance();
       return [...linodes.values()].map((l) => ({ id: l.id, label: l.label, tags: l.tags, type: l.type, region: l.region, image: l.image, status: l.status, rootPassword: l.rootPassword, userData: l.userData }));
+    },
+    databases: () => {
+      advance();
+      return [...databases.values()].map((db) => ({ ...db, allowList: [...db.allowList] })).map(({ created: _created, settlesAt: _settlesAt, ...db }) => db);
     },
   };
 }

@@ -34,10 +34,12 @@ afterAll(async () => {
 });
 
 describe('examples/vendors/linode', () => {
-  it('applies and converges: three Linodes, each tagged with its key, none with a password kept by cairn', async () => {
+  it('applies and converges: three Linodes, each tagged with its key, none with a password kept by cairn, and a managed PostgreSQL', async () => {
     const result = await apply('apply', '-f', dir, '--auto-approve', '--wait');
     expect(result.code, result.stdout + result.stderr).toBe(0);
-    expect(result.stdout).toContain('Apply complete: 4 ready.');
+    expect(result.stdout).toContain('Apply complete: 5 ready.');
+    expect(double.databases().map((db) => `${db.engine}:${db.region}:${db.type}:${db.status}`)).toEqual(['postgresql/16:us-east:g6-nanode-1:active']);
+    expect(double.databases()[0]?.label).toMatch(/^orders-db-[0-9a-f]{12}$/);
     const linodes = double.linodes();
     expect(linodes.map((l) => `${l.label}:${l.region}:${l.type}:${l.status}:${l.image}`).sort()).toEqual([
       'web-ewr:us-east:g6-standard-1:running:linode/debian12', 'web-fra:eu-central:g6-nanode-1:running:linode/debian12', 'web-lon:eu-west:g6-nanode-1:running:linode/debian12',
@@ -63,9 +65,14 @@ describe('examples/vendors/linode', () => {
     expect(double.linodes()).toHaveLength(3);
   });
 
-  it('deletes what it made: nothing left at the vendor', async () => {
-    const result = await apply('delete', '-f', join(dir, 'servers.yaml'), '--auto-approve', '--wait');
+  it('deletes what it made: nothing left at the vendor (the managed database without a final backup, which would go with it at Linode)', async () => {
+    const database = join(dir, 'database.yaml');
+    writeFileSync(database, readFileSync(database, 'utf8').replace('  labels: { team: shop }', '  labels: { team: shop }\n  annotations: { cairn.dev/skip-final-backup: "true" }'));
+    const annotated = await apply('apply', '-f', database, '--auto-approve', '--wait');
+    expect(annotated.code, annotated.stdout + annotated.stderr).toBe(0);
+    const result = await apply('delete', '-f', join(dir, 'servers.yaml'), database, '--auto-approve', '--wait');
     expect(result.code, result.stdout + result.stderr).toBe(0);
     expect(double.linodes()).toEqual([]);
+    expect(double.databases()).toEqual([]);
   });
 });

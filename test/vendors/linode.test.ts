@@ -162,7 +162,7 @@ describe('linode driver', () => {
     const driver = await linodeVendor.createCloudDriver(config(d.url));
     expect(driver.metricsUnsupported).toMatch(/not its memory or disk use/);
     await expect(driver.metrics('1')).rejects.toBeInstanceOf(UnsupportedError);
-    await expect(linodeVendor.createRuntimeDriver(config('http://127.0.0.1:1'))).rejects.toThrow(/managed databases on Linode are not built yet.*SSH/);
+    await expect(linodeVendor.createRuntimeDriver(config('http://127.0.0.1:1'))).rejects.toThrow(/apps on a Linode need cairn to reach it over SSH.*managed PostgreSQL is built/);
   });
 });
 

@@ -1,5 +1,5 @@
 /**
- * @module The `linode` vendor: Linodes through Linode's API v4 (https://api.linode.com/v4, or
+ * @module The `linode` vendor: Linodes and managed PostgreSQL databases through Linode's API v4 (https://api.linode.com/v4, or
  * the Provider's `spec.endpoint`), authenticated by a personal access token as a bearer token.
  * Budget: Linode publishes (techdocs.akamai.com/linode-api/reference/rate-limits; the rate-limit
  * section its openapi.yaml carried until 2024) 1,600 general requests per two minutes (48,000 an
@@ -11,6 +11,7 @@ import type { Vendor } from '../contract.js';
 import { bearerCloudVendor } from '../kit/bearer-client.js';
 import type { VendorErrorText } from '../kit/vendor-http.js';
 import { LinodeCloudDriver } from './cloud-driver.js';
+import { LinodeManagedDatabaseDriver } from './managed-databases.js';
 
 export const LINODE_API = 'https://api.linode.com/v4';
 
@@ -27,8 +28,10 @@ export function readError(body: unknown): VendorErrorText | undefined {
 
 export const linodeVendor: Vendor = bearerCloudVendor({
   id: 'linode', tokenName: 'a Linode personal access token', defaultBaseUrl: LINODE_API, readError, budget: { perHour: 48_000, burst: 10 },
-  description: 'Linode (Akamai): Linodes in 25-odd regions (Newark, Frankfurt, London, Singapore, Tokyo, Sydney, ...). Managed databases are not built yet; apps on its Linodes need SSH.',
-  tokenDescription: 'Personal access token (Cloud Manager → profile → API Tokens) with Linodes read/write.',
+  description: 'Linode (Akamai): Linodes in 25-odd regions (Newark, Frankfurt, London, Singapore, Tokyo, Sydney, ...). Managed PostgreSQL (Databases with managed: true); apps on its Linodes need SSH.',
+  tokenDescription: 'Personal access token (Cloud Manager → profile → API Tokens) with Linodes read/write and, for managed databases, Databases read/write.',
   cloudDriver: (client, baseUrl) => new LinodeCloudDriver(client, baseUrl),
-  noRuntimeBecause: 'managed databases on Linode are not built yet, and apps on a Linode need cairn to reach it over SSH, which is not built yet',
+  noRuntimeBecause:
+    "databases and apps on a Linode need cairn to reach it over SSH, which is not built yet; for a database, Linode's managed PostgreSQL is built (spec.managed: true, provider, region, size)",
+  managedDatabases: { engines: ['postgresql'], driver: (client) => new LinodeManagedDatabaseDriver(client) },
 });
