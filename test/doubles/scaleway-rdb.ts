@@ -11,6 +11,8 @@
  * RDB document (test/vendor-apis/scaleway/scaleway.rdb.v1.Api.yml).
  */
 import { randomUUID } from 'node:crypto';
+import { createServer, request as httpRequest } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { startVendorDouble, vendorDocument, type CommonDoubleOptions, type DoubleAnswer, type DoubleRequest, type VendorDouble } from '../support/vendor-double.js';
 import { SCALEWAY_TEST_PROJECT } from './scaleway.js';
 
@@ -203,4 +205,24 @@ export async function startScalewayRdbDouble(options: ScalewayRdbDoubleOptions =
       return [...instances.values()].map(({ ready: _ready, created: _created, ...rest }) => rest);
     },
   };
+}
+
+/**
+ * One loopback address in front of the Instance double and the RDB double, as
+ * https://api.scaleway.com serves both APIs: `/rdb/...` goes to the RDB double, everything else to
+ * the Instance one (where cairn tests a Provider's credentials). Bodies and headers pass unchanged.
+ */
+export async function startScalewayFront(instanceUrl: string, rdbUrl: string): Promise<{ url: string; stop(): Promise<void> }> {
+  const server = createServer((request, response) => {
+    const target = new URL(request.url ?? '/', request.url?.startsWith('/rdb/') ? rdbUrl : instanceUrl);
+    const outbound = httpRequest(target, { method: request.method, headers: { ...request.headers, host: target.host } }, (answer) => {
+      response.writeHead(answer.statusCode ?? 502, answer.headers);
+      answer.pipe(response);
+    });
+    outbound.on('error', (cause) => response.writeHead(502).end(String(cause)));
+    request.pipe(outbound);
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  return { url: `http://127.0.0.1:${port}`, stop: () => new Promise<void>((resolve) => server.close(() => resolve())) };
 }
