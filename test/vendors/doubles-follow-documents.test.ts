@@ -13,6 +13,7 @@ import { startHetznerDouble } from '../doubles/hetzner.js';
 import { startLeasewebDouble } from '../doubles/leaseweb.js';
 import { startIonosDouble } from '../doubles/ionos.js';
 import { SCALEWAY_TEST_PROJECT, startScalewayDouble } from '../doubles/scaleway.js';
+import { startScalewayRdbDouble } from '../doubles/scaleway-rdb.js';
 import { startLinodeDouble } from '../doubles/linode.js';
 import { startVultrDouble } from '../doubles/vultr.js';
 import { startVendorDouble, vendorDocument, type VendorDouble } from '../support/vendor-double.js';
@@ -65,6 +66,14 @@ const CASES: Case[] = [
     document: ['scaleway', 'scaleway.instance.v1.Api.yml'],
     auth: (token) => ({ 'x-auth-token': token }),
     list: { operationId: 'ListServersTypes', path: '/instance/v1/zones/fr-par-1/products/servers', badAnswer: { servers: 'not a map' } },
+  },
+  {
+    vendor: 'scaleway (RDB)',
+    start: (token) => startScalewayRdbDouble({ token }),
+    badCreate: { path: '/rdb/v1/regions/fr-par/instances', body: { engine: 'PostgreSQL-16', node_type: ['DB-DEV-S'], password: 'x' }, operationId: 'CreateInstance' },
+    document: ['scaleway', 'scaleway.rdb.v1.Api.yml'],
+    auth: (token) => ({ 'x-auth-token': token }),
+    list: { operationId: 'ListNodeTypes', path: '/rdb/v1/regions/fr-par/node-types?include_disabled_types=false', badAnswer: { node_types: 'not a list' } },
   },
   {
     vendor: 'exoscale',

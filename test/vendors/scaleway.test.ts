@@ -151,12 +151,12 @@ describe('scaleway driver', () => {
     await driver.servers.delete(created.id);
   });
 
-  it('refuses metrics, databases and apps, saying why', async () => {
+  it('refuses metrics, and databases and apps on an Instance (SSH), pointing to managed PostgreSQL', async () => {
     const d = await double();
     const driver = await scalewayVendor.createCloudDriver(config(d.url));
     expect(driver.metricsUnsupported).toMatch(/no CPU, memory or disk use/);
     await expect(driver.metrics('fr-par-1/x')).rejects.toBeInstanceOf(UnsupportedError);
-    await expect(scalewayVendor.createRuntimeDriver(config('http://127.0.0.1:1'))).rejects.toThrow(/managed databases on Scaleway are not built yet.*SSH/);
+    await expect(scalewayVendor.createRuntimeDriver(config('http://127.0.0.1:1'))).rejects.toThrow(/need cairn to reach it over SSH, which is not built yet; for a database, Scaleway's managed PostgreSQL is built/);
   });
 });
 
