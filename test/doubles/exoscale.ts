@@ -7,7 +7,12 @@
  * stopped; delete: `destroying`, then gone). Exoscale's lists are not paged. Errors are its
  * `{ message }`. Every request must carry a good EXO2-HMAC-SHA256 signature, checked here from
  * the rule in Exoscale's document (independently of the driver's signer): a wrong key, a wrong
- * signature or an expired one is refused with 403. One URL serves every zone. Every request
+ * signature or an expired one is refused with 403. One URL serves every zone. DBaaS PostgreSQL
+ * services (named by the caller, the name their id): plans with their zones and disks in
+ * `list-dbaas-service-types`, `rebuilding` for `actionMs` after a create, `rebalancing` for
+ * `actionMs` after a plan change, the admin user made with the password the create gave (kept
+ * so a test sees it), its password reset by an operation ending after `actionMs`, a delete that
+ * is done at once; a second create of a name is refused (409). Every request
  * and answer is checked against Exoscale's document (test/vendor-apis/exoscale/source.yaml).
  */
 import { createHmac, randomUUID, timingSafeEqual } from 'node:crypto';
@@ -35,6 +40,15 @@ const TEMPLATES: Array<[string, string, string]> = [
   ['7e9a1c2b-0000-4000-8000-000000000011', 'Linux Debian 11 (Bullseye) 64-bit', 'debian'],
   ['7e9a1c2b-0000-4000-8000-000000002404', 'Linux Ubuntu 24.04 LTS 64-bit', 'ubuntu'],
 ];
+
+/** DBaaS PostgreSQL plans: name, disk GiB, zones (null: every zone), authorised. */
+const PG_PLANS: Array<[string, number, string[] | null, boolean]> = [
+  ['hobbyist-2', 8, null, true],
+  ['startup-4', 80, null, true],
+  ['business-8', 175, ['ch-gva-2', 'de-fra-1', 'at-vie-1'], true],
+  ['premium-225', 2400, ['ch-gva-2'], false],
+];
+const PG_VERSIONS = ['13', '14', '15', '16', '17'];
 
 export interface ExoscaleDoubleOptions extends CommonDoubleOptions {
   /** The API secret of the key `token`. */
@@ -67,7 +81,24 @@ interface OperationState {
   finish: () => void;
 }
 
+type ServiceState = 'rebuilding' | 'running' | 'rebalancing';
+
+interface PgServiceState {
+  name: string;
+  plan: string;
+  version: string;
+  adminUser: string;
+  password: string;
+  terminationProtection: boolean;
+  created: string;
+  /** When what runs now (create, plan change) is done; the service is `running` from then. */
+  readyAt: number;
+  busy: ServiceState;
+}
+
 export interface ExoscaleDouble extends VendorDouble {
+  /** The DBaaS PostgreSQL services, with the admin user's password as the double holds it. */
+  pgServices(): Array<{ name: string; plan: string; version: string; state: ServiceState; adminUser: string; password: string; terminationProtection: boolean; host: string }>;
   /** What the double holds now, user data decoded (tests look at "the cloud" directly). */
   instances(): Array<{ id: string; name: string; labels: Record<string, string>; size: string; template: string; diskSize: number; userData: string | null; state: State }>;
 }
@@ -108,7 +139,10 @@ export async function startExoscaleDouble(options: ExoscaleDoubleOptions = {}): 
   const actionMs = options.actionMs ?? 150;
   const instances = new Map<string, InstanceState>();
   const operations = new Map<string, OperationState>();
+  const services = new Map<string, PgServiceState>();
   let serial = 10;
+  const serviceState = (svc: PgServiceState): ServiceState => (Date.now() >= svc.readyAt ? 'running' : svc.busy);
+  const hostOf = (svc: PgServiceState): string => `${svc.name}-exoscale-0f1e2d3c.a.aivencloud.com`;
 
   /** Ends the operations whose time has come. */
   function advance(): void {
@@ -140,7 +174,33 @@ export async function startExoscaleDouble(options: ExoscaleDoubleOptions = {}): 
 
       function renderOperation(op: OperationState): Json {
         advance();
+        if (op.command.includes('dbaas')) return { id: op.id, state: op.state, reference: { command: op.command } };
         return { id: op.id, state: op.state, reference: { id: op.instanceId, link: `/v2/instance/${op.instanceId}`, command: op.command } };
+      }
+
+      /** An operation on a DBaaS service, ending (with `finish`) after `ms`. */
+      function serviceOperation(command: string, ms: number, finish: () => void): DoubleAnswer {
+        const op: OperationState = { id: randomUUID(), instanceId: '', command, state: 'pending', doneAt: Date.now() + ms, finish };
+        operations.set(op.id, op);
+        return { status: 200, body: renderOperation(op) };
+      }
+
+      function renderService(svc: PgServiceState): Json {
+        const host = hostOf(svc);
+        const disk = PG_PLANS.find(([name]) => name === svc.plan)?.[1] ?? 0;
+        return {
+          name: svc.name, type: 'pg', plan: svc.plan, state: serviceState(svc), version: `${svc.version}.4`, 'node-count': 1, 'disk-size': disk * GIB,
+          'termination-protection': svc.terminationProtection, 'created-at': svc.created, 'prometheus-uri': { host: `prometheus-${host}`, port: 9273 },
+          uri: `postgres://${svc.adminUser}@${host}:21699/defaultdb?sslmode=require`,
+          'uri-params': { host, port: '21699', user: svc.adminUser, dbname: 'defaultdb', sslmode: 'require' },
+          users: [{ type: 'primary', username: svc.adminUser }],
+          databases: ['defaultdb'],
+          backups: serviceState(svc) === 'rebuilding' ? [] : [{ 'backup-name': `${svc.name}-backup-1`, 'backup-time': svc.created, 'data-size': 8_192 }],
+        };
+      }
+
+      function service(request: DoubleRequest, param = 'name'): PgServiceState | DoubleAnswer {
+        return services.get(request.params[param] ?? '') ?? notFound('service');
       }
 
       function operation(instance: InstanceState, command: string, finish: () => void): DoubleAnswer {
@@ -228,6 +288,66 @@ export async function startExoscaleDouble(options: ExoscaleDoubleOptions = {}): 
             i.typeId = type[0];
           });
         },
+        'list-dbaas-service-types': () => ({
+          status: 200,
+          body: {
+            'dbaas-service-types': [
+              { name: 'mysql', 'available-versions': ['8'], 'default-version': '8', plans: [{ name: 'hobbyist-2', 'disk-space': 8 * GIB, authorized: true }] },
+              {
+                name: 'pg', description: 'PostgreSQL', 'available-versions': PG_VERSIONS, 'default-version': '16',
+                plans: PG_PLANS.map(([name, disk, zones, authorized]) => ({ name, 'node-count': 1, 'node-cpu-count': 2, 'node-memory': 4 * GIB, 'disk-space': disk * GIB, authorized, ...(zones ? { zones } : {}) })),
+              },
+            ],
+          },
+        }),
+        'create-dbaas-service-pg'(r) {
+          const name = r.params['name'] ?? '';
+          const body = r.body as { plan: string; version?: string; 'admin-username'?: string; 'admin-password'?: string; 'termination-protection'?: boolean };
+          if (!/^[a-z][a-z0-9-]{0,62}$/.test(name)) return bad('invalid service name: lowercase letters, digits and dashes, a letter first');
+          if (services.has(name)) return { status: 409, body: error(409, 'conflict', `service ${name} already exists`) };
+          if (!PG_PLANS.some(([plan, , , authorized]) => plan === body.plan && authorized)) return bad(`invalid plan ${body.plan}`);
+          const version = body.version ?? '16';
+          if (!PG_VERSIONS.includes(version)) return bad(`invalid version ${version}`);
+          const created: PgServiceState = {
+            name, plan: body.plan, version, adminUser: body['admin-username'] ?? 'avnadmin', password: body['admin-password'] ?? randomUUID().replaceAll('-', ''),
+            terminationProtection: body['termination-protection'] ?? true, created: new Date().toISOString(), readyAt: Date.now() + actionMs, busy: 'rebuilding',
+          };
+          services.set(name, created);
+          return serviceOperation('create-dbaas-service-pg', 0, () => undefined);
+        },
+        'get-dbaas-service-pg'(r) {
+          const svc = service(r);
+          return 'name' in svc ? { status: 200, body: renderService(svc) } : svc;
+        },
+        'update-dbaas-service-pg'(r) {
+          const svc = service(r);
+          if (!('name' in svc)) return svc;
+          const body = r.body as { plan?: string };
+          if (serviceState(svc) !== 'running') return bad(`service is ${serviceState(svc)}; try again when it is running`);
+          if (body.plan !== undefined && body.plan !== svc.plan) {
+            if (!PG_PLANS.some(([plan, , , authorized]) => plan === body.plan && authorized)) return bad(`invalid plan ${body.plan}`);
+            svc.plan = body.plan;
+            svc.busy = 'rebalancing';
+            svc.readyAt = Date.now() + actionMs;
+          }
+          return serviceOperation('update-dbaas-service-pg', 0, () => undefined);
+        },
+        'delete-dbaas-service'(r) {
+          const svc = service(r);
+          if (!('name' in svc)) return svc;
+          if (svc.terminationProtection) return bad('service is protected against termination');
+          services.delete(svc.name);
+          return serviceOperation('delete-dbaas-service', 0, () => undefined);
+        },
+        'reset-dbaas-postgres-user-password'(r) {
+          const svc = service(r, 'service-name');
+          if (!('name' in svc)) return svc;
+          if (r.params['username'] !== svc.adminUser) return notFound('user');
+          const password = (r.body as { password?: string }).password ?? randomUUID().replaceAll('-', '');
+          return serviceOperation('reset-dbaas-postgres-user-password', actionMs, () => {
+            svc.password = password;
+          });
+        },
         'delete-instance'(r) {
           const i = instance(r);
           if (!('id' in i)) return i;
@@ -241,6 +361,10 @@ export async function startExoscaleDouble(options: ExoscaleDoubleOptions = {}): 
   });
   return {
     ...double,
+    pgServices: () =>
+      [...services.values()].map((svc) => ({
+        name: svc.name, plan: svc.plan, version: svc.version, state: serviceState(svc), adminUser: svc.adminUser, password: svc.password, terminationProtection: svc.terminationProtection, host: hostOf(svc),
+      })),
     instances: () => {
       advance();
       return [...instances.values()].map((i) => {

@@ -1,8 +1,9 @@
 /**
  * @module examples/vendors/exoscale, applied with the real CLI against the Exoscale double (its
  * Provider pointed at the double with `spec.endpoint`, the key and secret as a JSON bundle in the
- * environment): the instances converge, a resize stops, scales and starts the instance, a size
- * Exoscale lacks is refused naming the valid ones, and a delete leaves nothing at the vendor.
+ * environment): the instances and the managed PostgreSQL converge, a resize stops, scales and
+ * starts the instance, a size Exoscale lacks is refused naming the valid ones, and a delete (the
+ * database's with cairn.dev/skip-final-backup) leaves nothing at the vendor.
  */
 import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -35,10 +36,11 @@ afterAll(async () => {
 });
 
 describe('examples/vendors/exoscale', () => {
-  it('applies and converges: three instances at Exoscale, each labelled with its key', async () => {
+  it('applies and converges: three instances at Exoscale, each labelled with its key, and a managed PostgreSQL', async () => {
     const result = await apply('apply', '-f', dir, '--auto-approve', '--wait');
     expect(result.code, result.stdout + result.stderr).toBe(0);
-    expect(result.stdout).toContain('Apply complete: 4 ready.');
+    expect(result.stdout).toContain('Apply complete: 5 ready.');
+    expect(double.pgServices().map((s) => `${s.plan}:${s.version}:${s.state}:${s.adminUser}`)).toEqual(['hobbyist-2:16:running:cairn']);
     const instances = double.instances();
     expect(instances.map((s) => `${s.name}:${s.labels['cairn-zone']}:${s.size}:${s.state}:${s.diskSize}`).sort()).toEqual([
       'web-fra:de-fra-1:standard.small:running:10', 'web-gva:ch-gva-2:standard.small:running:10', 'web-vie:at-vie-1:standard.medium:running:10',
@@ -62,9 +64,14 @@ describe('examples/vendors/exoscale', () => {
     expect(double.instances()).toHaveLength(3);
   });
 
-  it('deletes what it made: nothing left at the vendor', async () => {
-    const result = await apply('delete', '-f', join(dir, 'servers.yaml'), '--auto-approve', '--wait');
+  it('deletes what it made: nothing left at the vendor (the managed database without a final backup, which Exoscale cannot take on demand)', async () => {
+    const database = join(dir, 'database.yaml');
+    writeFileSync(database, readFileSync(database, 'utf8').replace('  labels: { team: shop }', '  labels: { team: shop }\n  annotations: { cairn.dev/skip-final-backup: "true" }'));
+    const annotated = await apply('apply', '-f', database, '--auto-approve', '--wait');
+    expect(annotated.code, annotated.stdout + annotated.stderr).toBe(0);
+    const result = await apply('delete', '-f', join(dir, 'servers.yaml'), database, '--auto-approve', '--wait');
     expect(result.code, result.stdout + result.stderr).toBe(0);
     expect(double.instances()).toEqual([]);
+    expect(double.pgServices()).toEqual([]);
   });
 });

@@ -132,7 +132,7 @@ describe('exoscale driver', () => {
     const driver = await exoscaleVendor.createCloudDriver(config('http://127.0.0.1:1'));
     expect(driver.metricsUnsupported).toMatch(/no instance metrics endpoint/);
     await expect(driver.metrics('1')).rejects.toBeInstanceOf(UnsupportedError);
-    await expect(exoscaleVendor.createRuntimeDriver(config('http://127.0.0.1:1'))).rejects.toThrow(/managed databases on Exoscale are not built yet.*SSH/);
+    await expect(exoscaleVendor.createRuntimeDriver(config('http://127.0.0.1:1'))).rejects.toThrow(/apps on an Exoscale instance need cairn to reach it over SSH/);
   });
 });
 

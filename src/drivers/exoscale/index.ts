@@ -3,15 +3,17 @@
  * (`https://api-<zone>.exoscale.com/v2`, or the Provider's `spec.endpoint` for all of them),
  * every request signed with the API key and secret (signature.ts). Exoscale publishes no
  * request rate for its API v2 (its document names none): cairn keeps to 10 requests a second
- * (36,000 an hour, bursts of 20), a guess kept low, shared by every zone of one key.
+ * (36,000 an hour, bursts of 20), a guess kept low, shared by every zone of one key. Managed
+ * PostgreSQL is its DBaaS (managed-databases.ts), on the same signed clients and budget.
  */
 import { createHash } from 'node:crypto';
-import type { CloudDriver, DriverConfig, RuntimeDriver, Vendor } from '../contract.js';
+import type { CloudDriver, DriverConfig, ManagedDatabaseDriver, RuntimeDriver, Vendor } from '../contract.js';
 import { UnsupportedError, VendorAuthError } from '../errors.js';
 import { checkedEndpoint } from '../kit/endpoint.js';
 import { sharedBudget } from '../kit/rate-budget.js';
 import { VendorHttpClient, type VendorErrorText } from '../kit/vendor-http.js';
 import { ExoscaleCloudDriver } from './cloud-driver.js';
+import { ExoscaleManagedDatabaseDriver } from './managed-databases.js';
 import { exoscaleAuthorization, SIGNATURE_LIFETIME_S } from './signature.js';
 
 /** The API of a zone, as Exoscale's document names its servers. */
@@ -64,7 +66,7 @@ export function exoscaleApis(config: DriverConfig): ConstructorParameters<typeof
 export const exoscaleVendor: Vendor = {
   id: 'exoscale',
   description:
-    'Exoscale: Compute instances in its European zones (Geneva, Zurich, Frankfurt, Munich, Vienna, Sofia, Zagreb). Prices are not in its API (sizes show 0). Managed databases are not built yet; apps on its instances need SSH.',
+    'Exoscale: Compute instances in its European zones (Geneva, Zurich, Frankfurt, Munich, Vienna, Sofia, Zagreb). Prices are not in its API (sizes show 0). Managed PostgreSQL through its DBaaS (backups on its own schedule only); apps on its instances need SSH.',
   credentialFields: [
     { name: 'api_key', description: 'API key (EXO…), from IAM → Keys in the Exoscale portal, with a role allowing Compute.', required: true },
     { name: 'api_secret', description: "The API key's secret, shown once when the key is made.", required: true },
@@ -73,9 +75,14 @@ export const exoscaleVendor: Vendor = {
   async createCloudDriver(config: DriverConfig): Promise<CloudDriver> {
     return new ExoscaleCloudDriver(exoscaleApis(config));
   },
+  managedDatabaseEngines: ['postgresql'],
+  // eslint-disable-next-line @typescript-eslint/require-await -- a refusal (no key, bad endpoint) is a rejected promise
+  async createManagedDatabases(config: DriverConfig): Promise<ManagedDatabaseDriver> {
+    return new ExoscaleManagedDatabaseDriver(exoscaleApis(config), 500);
+  },
   createRuntimeDriver(config: DriverConfig): Promise<RuntimeDriver> {
     return Promise.reject(
-      new UnsupportedError(`Provider/${config.providerName}: managed databases on Exoscale are not built yet, and apps on an instance need cairn to reach it over SSH, which is not built yet`),
+      new UnsupportedError(`Provider/${config.providerName}: apps on an Exoscale instance need cairn to reach it over SSH, which is not built yet (managed PostgreSQL is its DBaaS: a Database with managed: true)`),
     );
   },
 };
