@@ -141,7 +141,7 @@ describe('validateResponse', () => {
   });
 
   it('matches a literal segment before a {param}: /providers/vendors is not a provider id', () => {
-    const vendors = { items: [{ id: 'sandbox', description: 'simulated', credential_fields: [{ name: 'token', description: 'API token', required: false }] }], next_cursor: null };
+    const vendors = { items: [{ id: 'sandbox', description: 'simulated', credential_fields: [{ name: 'token', description: 'API token', required: false }], managed_databases: [] }], next_cursor: null };
     expect(validateResponse({ method: 'GET', path: '/api/v1/providers/vendors', status: 200, contentType: 'application/json', body: vendors })).toEqual([]);
   });
 
