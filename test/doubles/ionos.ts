@@ -10,7 +10,7 @@
  * shape (`httpStatus`, `messages`). User data is recorded decoded, and the image password as sent.
  *
  * The same double serves IONOS's DBaaS PostgreSQL API under `/databases/postgresql` (checked
- * against its own document): clusters connected to a data center's LAN (which must exist), BUSY
+ * against its own document): clusters connected to a data center's private LAN (which must exist), BUSY
  * for `actionMs` after a create or patch, found by `filter.name` (part of the display name,
  * regardless of case), with the versions it offers and the upgrades a cluster can take; the
  * credentials it was given are recorded.
@@ -231,7 +231,9 @@ export async function startIonosDouble(options: IonosDoubleOptions = {}): Promis
           if (!connection) return invalid('connections: one connection is required');
           const dc = datacenters.get(connection.datacenterId);
           if (!dc || dc.location !== p.location) return invalid(`connections[0].datacenterId ${connection.datacenterId} is not a data center in ${p.location}`);
-          if (!dc.lans.some((lan) => String(lan.id) === connection.lanId)) return invalid(`connections[0].lanId ${connection.lanId} does not exist in data center ${dc.id}`);
+          const lan = dc.lans.find((l) => String(l.id) === connection.lanId);
+          if (!lan) return invalid(`connections[0].lanId ${connection.lanId} does not exist in data center ${dc.id}`);
+          if (lan.public) return invalid(`connections[0].lanId ${connection.lanId} is a public LAN; a database connects only to a private LAN`);
           if (!/^(\d{1,3}\.){3}\d{1,3}\/\d{1,2}$/.test(connection.cidr) || connection.cidr.startsWith('10.233.')) return invalid(`connections[0].cidr ${connection.cidr} is not a usable address`);
           const ip = connection.cidr.split('/')[0];
           if ([...pgClusters.values()].some((c) => c.connection.datacenterId === dc.id && c.connection.lanId === connection.lanId && c.connection.cidr.split('/')[0] === ip)) return invalid(`connections[0].cidr ${ip} is already used in this LAN`);

@@ -2,7 +2,7 @@
  * @module IONOS's managed PostgreSQL (DBaaS) against the IONOS double, which serves the Cloud API
  * and the DBaaS PostgreSQL API on one host (every request and answer checked against IONOS's
  * documents): the DBaaS base derived from `spec.endpoint`, clusters created with the key in their
- * display name and connected to cairn's data center and LAN at a free private address, a create
+ * display name and connected to cairn's data center (the servers') and its private LAN at a free address, a create
  * whose answer was lost found by `filter.name` (never a second cluster), region, size, storage,
  * version and password refused before anything is sent, a resize and version upgrade in place
  * followed until AVAILABLE, cairn's password reaching the cluster, and password and backup requests
@@ -45,17 +45,18 @@ describe('ionos managed databases', () => {
     expect(databaseApiBase('https://proxy.example.com/ionos', 'postgresql')).toBe('https://proxy.example.com/ionos/databases/postgresql');
   });
 
-  it('creates a one-instance cluster named with its key, on cairn\'s data center and LAN at a free private address, BUSY and then available', async () => {
+  it('creates a one-instance cluster named with its key, on cairn\'s data center and its private LAN at a free address, BUSY and then available', async () => {
     const d = await double({ actionMs: 100 });
+    await (await ionosVendor.createCloudDriver(config(d.url))).servers.create('cairn-web-0', { name: 'web-1', region: 'de/fra', size: 'e-1c-2gb', image: 'debian-12' });
     const databases = await service(d);
     const created = await databases.create('cairn-pg-0', { ...pg, storageGb: 30 });
     expect(created).toMatchObject({ name: 'orders-db', type: 'postgresql', version: '16', size: 'db-2c-4gb', status: 'creating', storageGb: 30, serverId: '', clientToken: 'cairn-pg-0' });
     const other = await databases.create('cairn-pg-1', { ...pg, name: 'events-db', managed: { region: 'de/fra', size: 'db-1c-2gb' } });
     const [dc] = d.datacenters();
-    expect(dc).toMatchObject({ name: 'cairn-de/fra', location: 'de/fra', lans: [{ id: 1, name: 'cairn-public', public: true }] });
+    expect(dc, "the servers' data center, with a private LAN beside the servers' public one").toMatchObject({ name: 'cairn-de/fra', location: 'de/fra', lans: [{ id: 1, name: 'cairn-public', public: true }, { id: 2, name: 'cairn-private', public: false }] });
     expect(d.postgresClusters().map((c) => [c.displayName, c.postgresVersion, c.cores, c.ram, c.storageSize, c.location, c.connection, c.username])).toEqual([
-      ['orders-db [cairn-key=cairn-pg-0]', '16', 2, 4096, 30 * 1024, 'de/fra', { datacenterId: dc?.id, lanId: '1', cidr: '192.168.240.10/24' }, 'cairn'],
-      ['events-db [cairn-key=cairn-pg-1]', '16', 1, 2048, 20 * 1024, 'de/fra', { datacenterId: dc?.id, lanId: '1', cidr: '192.168.240.11/24' }, 'cairn'],
+      ['orders-db [cairn-key=cairn-pg-0]', '16', 2, 4096, 30 * 1024, 'de/fra', { datacenterId: dc?.id, lanId: '2', cidr: '192.168.240.10/24' }, 'cairn'],
+      ['events-db [cairn-key=cairn-pg-1]', '16', 1, 2048, 20 * 1024, 'de/fra', { datacenterId: dc?.id, lanId: '2', cidr: '192.168.240.11/24' }, 'cairn'],
     ]);
     expect(d.datacenters(), 'the data center and LAN are made once').toHaveLength(1);
     await new Promise((resolve) => setTimeout(resolve, 150));

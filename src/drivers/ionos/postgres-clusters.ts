@@ -1,8 +1,8 @@
 /**
  * @module IONOS DBaaS PostgreSQL (https://api.ionos.com/databases/postgresql) as cairn's
  * DatabaseRuntime: clusters of one instance, in the location of `managed.region`, connected to
- * cairn's data center there and its LAN (datacenters.ts, the same `cairn-<location>` the
- * servers use) at a private address of 192.168.240.0/24 (from .10 up, the first no other cluster
+ * cairn's data center there (datacenters.ts, the same `cairn-<location>` the servers use) and
+ * its private LAN `cairn-private` (IONOS's DBaaS joins only private LANs) at an address of 192.168.240.0/24 (from .10 up, the first no other cluster
  * on that LAN holds). IONOS takes no tags, so the idempotency key travels in the display name
  * (`<name> [cairn-key=<key>]`), and a create first looks for it (`filter.name`, which matches
  * part of the name regardless of case, then the exact name): a create whose answer was lost is
@@ -87,7 +87,7 @@ export class IonosPostgresClusters implements DatabaseRuntime {
     if (!versions.includes(desired.version)) {
       throw new VendorRejectedError(`ionos managed postgresql: version "${desired.version}" is not offered; versions: ${versions.join(', ')}`, { field: 'version' });
     }
-    const { datacenter, lan } = await this.datacenters.ensure(managed.region, options);
+    const { datacenter, lan } = await this.datacenters.ensure(managed.region, options, 'private');
     const cidr = await this.freeAddress(datacenter.id, String(lan), doing, options);
     const body = {
       properties: {
