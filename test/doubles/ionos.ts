@@ -8,12 +8,24 @@
  * request runs for `actionMs` (QUEUED/RUNNING, then DONE); the resource is BUSY meanwhile.
  * Authentication is a bearer token or HTTP Basic, IONOS's two schemes; errors come in IONOS's
  * shape (`httpStatus`, `messages`). User data is recorded decoded, and the image password as sent.
+ *
+ * The same double serves IONOS's DBaaS PostgreSQL API under `/databases/postgresql` (checked
+ * against its own document): clusters connected to a data center's private LAN (which must exist), BUSY
+ * for `actionMs` after a create or patch, found by `filter.name` (part of the display name,
+ * regardless of case), with the versions it offers and the upgrades a cluster can take; the
+ * credentials it was given are recorded.
  */
 import { randomUUID } from 'node:crypto';
 import { startVendorDouble, vendorDocument, type CommonDoubleOptions, type DoubleAnswer, type DoubleRequest, type VendorDouble } from '../support/vendor-double.js';
 
 const DOCUMENT = vendorDocument('ionos', 'cloudapi-v6.openapi.yaml');
+const POSTGRES_DOCUMENT = vendorDocument('ionos', 'dbaas-postgres.openapi.yaml');
 const API = 'https://api.ionos.com/cloudapi/v6';
+/** The PostgreSQL versions the DBaaS offers, and the DBaaS locations (the document's `Location` list). */
+const POSTGRES_VERSIONS = ['13', '14', '15', '16'];
+const POSTGRES_LOCATIONS = ['de/fra', 'de/txl', 'gb/lhr', 'es/vit', 'us/ewr', 'us/las'];
+/** Users IONOS reserves (the document's `DBUser.username`). */
+const RESERVED_USERS = ['postgres', 'admin', 'standby'];
 
 /** Locations: id, name, CPU architectures (family, max cores, max RAM MB), image aliases. */
 const LOCATIONS: Array<[string, string, Array<[string, number, number]>]> = [
@@ -56,7 +68,25 @@ interface ServerState {
   nic: { id: string; lan: number; ip: string };
 }
 
+export interface PostgresClusterState {
+  id: string;
+  displayName: string;
+  postgresVersion: string;
+  cores: number;
+  ram: number;
+  storageSize: number;
+  storageType: string;
+  location: string;
+  connection: { datacenterId: string; lanId: string; cidr: string };
+  username: string;
+  password: string;
+  dnsName: string;
+  busyUntil: number;
+}
+
 export interface IonosDouble extends VendorDouble {
+  /** The DBaaS PostgreSQL clusters, with the credentials each was given. */
+  postgresClusters(): Array<PostgresClusterState & { state: 'BUSY' | 'AVAILABLE' }>;
   datacenters(): Array<{ id: string; name: string; location: string; lans: Array<{ id: number; name: string; public: boolean }> }>;
   /** The servers, with their boot volume (user data decoded). */
   servers(): Array<{ id: string; dc: string; location: string; name: string; cores: number; ram: number; vmState: VmState; busy: boolean; volume: ServerState['volume']; lan: number }>;
@@ -83,6 +113,22 @@ export async function startIonosDouble(options: IonosDoubleOptions = {}): Promis
   const requests = new Map<string, Work>();
   const orphans: string[] = [];
   let ipSerial = 10;
+  const pgClusters = new Map<string, PostgresClusterState>();
+  const pgState = (c: PostgresClusterState): 'BUSY' | 'AVAILABLE' => (Date.now() < c.busyUntil ? 'BUSY' : 'AVAILABLE');
+  function renderPgCluster(c: PostgresClusterState, state: string = pgState(c)): Json {
+    return {
+      type: 'cluster', id: c.id,
+      metadata: { createdDate: '2026-01-01T00:00:00Z', createdBy: 'ops@example.com', state },
+      properties: {
+        displayName: c.displayName, postgresVersion: c.postgresVersion, location: c.location, dnsName: c.dnsName, backupLocation: 'de', instances: 1,
+        ram: c.ram, cores: c.cores, storageSize: c.storageSize, storageType: c.storageType, connections: [c.connection],
+        maintenanceWindow: { dayOfTheWeek: 'Sunday', time: '03:00:00' }, synchronizationMode: 'ASYNCHRONOUS',
+      },
+    };
+  }
+  function pgCluster(request: DoubleRequest): PostgresClusterState | DoubleAnswer {
+    return pgClusters.get(request.params['clusterId'] ?? '') ?? notFound(`cluster ${request.params['clusterId']}`);
+  }
 
   function settle(): void {
     const now = Date.now();
@@ -167,6 +213,68 @@ export async function startIonosDouble(options: IonosDoubleOptions = {}): Promis
       if (given === `Bearer ${token}` || given === basic) return null;
       return { status: 401, body: error(401, '315', 'Unauthorized: the credentials are not valid') };
     },
+    alsoServes: [{
+      document: POSTGRES_DOCUMENT,
+      basePath: '/databases/postgresql',
+      handlers: () => ({
+        clustersGet: (r) => {
+          const contains = typeof r.query['filter.name'] === 'string' ? r.query['filter.name'].toLowerCase() : undefined;
+          const items = [...pgClusters.values()].filter((c) => contains === undefined || c.displayName.toLowerCase().includes(contains)).map((c) => renderPgCluster(c));
+          return { status: 200, body: { type: 'collection', id: 'clusters', items, offset: 0, limit: items.length, _links: {} } };
+        },
+        clustersPost: (r) => {
+          const p = (r.body as { properties: { displayName: string; postgresVersion: string; cores: number; ram: number; storageSize: number; storageType: string; location: string; connections: Array<{ datacenterId: string; lanId: string; cidr: string }>; credentials: { username: string; password: string } } }).properties;
+          if (!POSTGRES_VERSIONS.includes(p.postgresVersion)) return invalid(`postgresVersion ${p.postgresVersion} is not supported`);
+          if (!POSTGRES_LOCATIONS.includes(p.location)) return invalid(`location ${p.location} is not supported`);
+          if (RESERVED_USERS.includes(p.credentials.username)) return invalid(`username ${p.credentials.username} is reserved`);
+          const connection = p.connections[0];
+          if (!connection) return invalid('connections: one connection is required');
+          const dc = datacenters.get(connection.datacenterId);
+          if (!dc || dc.location !== p.location) return invalid(`connections[0].datacenterId ${connection.datacenterId} is not a data center in ${p.location}`);
+          const lan = dc.lans.find((l) => String(l.id) === connection.lanId);
+          if (!lan) return invalid(`connections[0].lanId ${connection.lanId} does not exist in data center ${dc.id}`);
+          if (lan.public) return invalid(`connections[0].lanId ${connection.lanId} is a public LAN; a database connects only to a private LAN`);
+          if (!/^(\d{1,3}\.){3}\d{1,3}\/\d{1,2}$/.test(connection.cidr) || connection.cidr.startsWith('10.233.')) return invalid(`connections[0].cidr ${connection.cidr} is not a usable address`);
+          const ip = connection.cidr.split('/')[0];
+          if ([...pgClusters.values()].some((c) => c.connection.datacenterId === dc.id && c.connection.lanId === connection.lanId && c.connection.cidr.split('/')[0] === ip)) return invalid(`connections[0].cidr ${ip} is already used in this LAN`);
+          const id = randomUUID();
+          const c: PostgresClusterState = {
+            id, displayName: p.displayName, postgresVersion: p.postgresVersion, cores: p.cores, ram: p.ram, storageSize: p.storageSize, storageType: p.storageType, location: p.location,
+            connection: { ...connection }, username: p.credentials.username, password: p.credentials.password,
+            dnsName: `pg-${id.slice(0, 8)}.postgresql.${p.location.replace('/', '-')}.ionos.com`, busyUntil: Date.now() + actionMs,
+          };
+          pgClusters.set(id, c);
+          return { status: 200, body: renderPgCluster(c) };
+        },
+        clustersFindById: (r) => {
+          const c = pgCluster(r);
+          return 'id' in c ? { status: 200, body: renderPgCluster(c) } : c;
+        },
+        clustersPatch: (r) => {
+          const c = pgCluster(r);
+          if (!('id' in c)) return c;
+          if (pgState(c) === 'BUSY') return invalid(`cluster ${c.id} is BUSY; try again when it is AVAILABLE`);
+          const p = (r.body as { properties: { cores?: number; ram?: number; storageSize?: number; postgresVersion?: string } }).properties;
+          if (p.storageSize !== undefined && p.storageSize < c.storageSize) return invalid('storageSize cannot shrink');
+          if (p.postgresVersion !== undefined && !(POSTGRES_VERSIONS.includes(p.postgresVersion) && Number(p.postgresVersion) > Number(c.postgresVersion))) return invalid(`cannot move from ${c.postgresVersion} to ${p.postgresVersion}`);
+          Object.assign(c, Object.fromEntries(Object.entries(p).filter(([k]) => ['cores', 'ram', 'storageSize', 'postgresVersion'].includes(k))));
+          c.busyUntil = Date.now() + actionMs;
+          return { status: 200, body: renderPgCluster(c) };
+        },
+        clustersDelete: (r) => {
+          const c = pgCluster(r);
+          if (!('id' in c)) return c;
+          pgClusters.delete(c.id);
+          return { status: 200, body: renderPgCluster(c, 'DESTROYING') };
+        },
+        postgresVersionsGet: () => ({ status: 200, body: { data: POSTGRES_VERSIONS.map((name) => ({ name })) } }),
+        clusterPostgresVersionsGet: (r) => {
+          const c = pgCluster(r);
+          if (!('id' in c)) return c;
+          return { status: 200, body: { data: POSTGRES_VERSIONS.filter((v) => Number(v) > Number(c.postgresVersion)).map((name) => ({ name })) } };
+        },
+      }),
+    }],
     handlers: () => ({
       locationsGet: () => ({
         status: 200,
@@ -279,5 +387,6 @@ export async function startIonosDouble(options: IonosDoubleOptions = {}): Promis
       }));
     },
     orphanVolumes: () => [...orphans],
+    postgresClusters: () => [...pgClusters.values()].map((c) => ({ ...c, connection: { ...c.connection }, state: pgState(c) })),
   };
 }

@@ -55,6 +55,11 @@ export interface VendorDoubleOptions {
   outsideDocument?: Record<string, (text: string, headers: IncomingMessage['headers']) => DoubleAnswer>;
   /** Corrects a mistake in the vendor's document that no real answer could meet (said where it is done), in the loaded copy; the file stays as published. */
   amendDocument?: (document: Document) => void;
+  /**
+   * Further documents of the same vendor served by this double under their own path prefix
+   * (IONOS's DBaaS APIs beside its Cloud API), each checked against its own document.
+   */
+  alsoServes?: ReadonlyArray<{ document: string; basePath: string; handlers: VendorDoubleOptions['handlers'] }>;
 }
 
 /** What every vendor double takes: its token, how long its asynchronous work runs, and the faults of the harness. */
@@ -194,16 +199,30 @@ function queryOf(url: URL): Record<string, string | string[]> {
 }
 
 export async function startVendorDouble(options: VendorDoubleOptions): Promise<VendorDouble> {
-  const definition = await loadVendorDocument(options.document);
-  options.amendDocument?.(definition);
-  const api = new OpenAPIBackend({ definition, quick: true, validate: true, ajvOpts: { strict: false, validateFormats: false }, apiRoot: options.basePath ?? '/' });
-  await api.init();
-  const handlers = options.handlers((operationId) => structuredClone(api.mockResponseForOperation(operationId).mock as Record<string, unknown>));
-  // The modelled operations' validators are compiled now, not on their first call, which would
-  // answer far slower than the rest (hundreds of ms on Linode's document) and skew timing tests.
-  for (const operationId of Object.keys(handlers)) {
-    api.validator.getRequestValidatorsForOperation(operationId);
-    api.validator.getStatusBasedResponseValidatorForOperation(operationId);
+  const served = [
+    { document: options.document, basePath: options.basePath ?? '', handlers: (example: Parameters<VendorDoubleOptions['handlers']>[0]) => options.handlers(example), amend: options.amendDocument },
+    ...(options.alsoServes ?? []),
+  ];
+  const backends = await Promise.all(
+    served.map(async (one) => {
+      const definition = await loadVendorDocument(one.document);
+      if ('amend' in one) one.amend?.(definition);
+      const api = new OpenAPIBackend({ definition, quick: true, validate: true, ajvOpts: { strict: false, validateFormats: false }, apiRoot: one.basePath === '' ? '/' : one.basePath });
+      await api.init();
+      const handlers = one.handlers((operationId) => structuredClone(api.mockResponseForOperation(operationId).mock as Record<string, unknown>));
+      // The modelled operations' validators are compiled now, not on their first call, which would
+      // answer far slower than the rest (hundreds of ms on Linode's document) and skew timing tests.
+      for (const operationId of Object.keys(handlers)) {
+        api.validator.getRequestValidatorsForOperation(operationId);
+        api.validator.getStatusBasedResponseValidatorForOperation(operationId);
+      }
+      return { api, handlers, basePath: one.basePath };
+    }),
+  );
+  /** The document serving `path`: the one with the longest prefix of it. */
+  function backendFor(path: string): (typeof backends)[number] {
+    const fitting = backends.filter((b) => path === b.basePath || path.startsWith(`${b.basePath}/`)).sort((a, b) => b.basePath.length - a.basePath.length);
+    return fitting[0] ?? (backends[0] as (typeof backends)[number]);
   }
   const calls: DoubleCall[] = [];
   const violations: string[] = [];
@@ -213,13 +232,13 @@ export async function startVendorDouble(options: VendorDoubleOptions): Promise<V
   const window: number[] = [];
   /** Operations by method and path: openapi-backend tries every path's pattern on each match, slow on a document of hundreds (Linode's). */
   const matched = new Map<string, Operation | undefined>();
-  function matchOperation(request: { method: string; path: string }): Operation | undefined {
+  function matchOperation(api: OpenAPIBackend, request: { method: string; path: string }): Operation | undefined {
     const key = `${request.method} ${request.path}`;
     if (!matched.has(key)) matched.set(key, api.matchOperation(request as Parameters<typeof api.matchOperation>[0]) || undefined);
     return matched.get(key);
   }
 
-  function answerChecked(operation: Operation, answer: DoubleAnswer, what: string): DoubleAnswer {
+  function answerChecked(api: OpenAPIBackend, operation: Operation, answer: DoubleAnswer, what: string): DoubleAnswer {
     if (answer.body === undefined) return answer;
     const checked = api.validateResponse(answer.body, operation, answer.status);
     if (checked.errors?.length) {
@@ -255,25 +274,26 @@ export async function startVendorDouble(options: VendorDoubleOptions): Promise<V
       return { operationId: '?', status: 400, body: options.error(400, 'json_error', 'the body is not JSON') };
     }
     const request = { method: method.toLowerCase(), path: url.pathname, query: queryOf(url), headers: headers as Record<string, string>, body };
-    const operation = matchOperation(request);
+    const { api, handlers } = backendFor(url.pathname);
+    const operation = matchOperation(api, request);
     if (!operation?.operationId) {
       violations.push(`${method} ${url.pathname}: not an operation of the document`);
       return { operationId: '?', status: 404, body: options.error(404, 'not_found', `no route ${method} ${url.pathname}`) };
     }
     const operationId = operation.operationId;
     const refused = options.authenticate(headers, { method, url, body: text });
-    if (refused) return { operationId, ...answerChecked(operation, refused, operationId) };
+    if (refused) return { operationId, ...answerChecked(api, operation, refused, operationId) };
     const limited = rateLimited();
-    if (limited && limited.status === 429) return { operationId, ...answerChecked(operation, limited, operationId) };
+    if (limited && limited.status === 429) return { operationId, ...answerChecked(api, operation, limited, operationId) };
     const checked = api.validateRequest(request, operation);
     if (checked.errors?.length) {
       const message = checked.errors.map((e) => `${e.instancePath || '/'} ${e.message ?? ''}`).join('; ');
       violations.push(`${operationId}: request breaks the document: ${message}`);
-      return { operationId, ...answerChecked(operation, { status: 400, body: options.error(400, 'invalid_input', message) }, operationId) };
+      return { operationId, ...answerChecked(api, operation, { status: 400, body: options.error(400, 'invalid_input', message) }, operationId) };
     }
     if (failing.count > 0 || (faultRatio > 0 && random() < faultRatio)) {
       if (failing.count > 0) failing.count--;
-      return { operationId, ...answerChecked(operation, { status: failing.status, body: options.error(failing.status, 'unavailable', 'service temporarily unavailable') }, operationId) };
+      return { operationId, ...answerChecked(api, operation, { status: failing.status, body: options.error(failing.status, 'unavailable', 'service temporarily unavailable') }, operationId) };
     }
     const handler = handlers[operationId];
     if (!handler) {
@@ -282,7 +302,7 @@ export async function startVendorDouble(options: VendorDoubleOptions): Promise<V
     }
     const params = api.router.parseRequest(request, operation).params as Record<string, string>;
     const answer = await handler({ operationId, params, query: request.query, headers, body });
-    return { operationId, ...answerChecked(operation, { ...answer, headers: { ...limited?.headers, ...answer.headers } }, operationId) };
+    return { operationId, ...answerChecked(api, operation, { ...answer, headers: { ...limited?.headers, ...answer.headers } }, operationId) };
   }
 
   const server: Server = createServer((req, res) => {

@@ -26,6 +26,8 @@ interface Case {
   /** The document, and a list operation whose answer is replaced by one the document forbids. */
   document: string[];
   basePath?: string;
+  /** Where the document's paths start, given the double's URL, when not at it (a second document the double serves). */
+  baseOf?: (doubleUrl: string) => string;
   /** How the double takes its token, when not as a bearer token. */
   auth?: (token: string) => Record<string, string>;
   /** The request's authorization header, given the double's URL and the request (default: the token as a bearer). */
@@ -121,13 +123,22 @@ const CASES: Case[] = [
     basePath: '/cloudapi/v6',
     list: { operationId: 'locationsGet', path: '/locations', badAnswer: { items: 'not a list' } },
   },
+  {
+    vendor: 'ionos (DBaaS PostgreSQL, on the same double)',
+    start: (token) => startIonosDouble({ token }),
+    baseOf: (doubleUrl) => doubleUrl.replace(/\/cloudapi\/v6$/, '/databases/postgresql'),
+    badCreate: { path: '/clusters', body: { properties: { displayName: 42, cores: 1 } }, operationId: 'clustersPost' },
+    document: ['ionos', 'dbaas-postgres.openapi.yaml'],
+    basePath: '/databases/postgresql',
+    list: { operationId: 'clustersGet', path: '/clusters', badAnswer: { items: 'not a list' } },
+  },
 ];
 
 describe.each(CASES)('the $vendor double', (c) => {
   it('refuses a request its document forbids, in the vendor’s error shape, and records it', async () => {
     const double = await c.start('doc-token');
     try {
-      const url = new URL(`${double.url}${c.badCreate.path}`);
+      const url = new URL(`${c.baseOf ? c.baseOf(double.url) : double.url}${c.badCreate.path}`);
       const body = JSON.stringify(c.badCreate.body);
       const answer = await fetch(url, {
         method: 'POST',
@@ -139,7 +150,7 @@ describe.each(CASES)('the $vendor double', (c) => {
         body,
       });
       expect(answer.status).toBe(400);
-      expect(JSON.stringify(await answer.json())).toMatch(/server_type|name|region|plan|commercial_type|instance-type/);
+      expect(JSON.stringify(await answer.json())).toMatch(/server_type|name|region|plan|commercial_type|instance-type|connections/);
       expect(double.violations).toEqual([expect.stringContaining(`${c.badCreate.operationId}: request breaks the document`)]);
       const documented = double.calls.filter((call) => !call.operationId.includes(' ')); // routes outside the document (a token endpoint) are logged as `METHOD /path`
       expect(documented).toEqual([expect.objectContaining({ operationId: c.badCreate.operationId, status: 400 })]);

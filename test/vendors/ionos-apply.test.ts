@@ -1,9 +1,11 @@
 /**
  * @module examples/vendors/ionos, applied with the real CLI against the IONOS double (its
- * Provider pointed at the double with `spec.endpoint`): the servers converge in one
- * `cairn-<location>` data center per location, a resize is made in place (new cores and RAM on
+ * Provider pointed at the double with `spec.endpoint`): the servers and the managed PostgreSQL
+ * (on the Frankfurt data center's LAN) converge in one `cairn-<location>` data center per
+ * location, a resize is made in place (new cores and RAM on
  * the same server), a size a location cannot hold is refused naming the ones it can, and a delete
- * leaves nothing at the vendor, boot volumes included.
+ * (the database's with cairn.dev/skip-final-backup) leaves nothing at the vendor, boot volumes
+ * included.
  */
 import { cpSync, existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -35,10 +37,13 @@ afterAll(async () => {
 });
 
 describe('examples/vendors/ionos', () => {
-  it('applies and converges: three servers, one data center per location, no image password kept by cairn', async () => {
+  it('applies and converges: three servers and a managed PostgreSQL, one data center per location, no image password kept by cairn', async () => {
     const result = await apply('apply', '-f', dir, '--auto-approve', '--wait');
     expect(result.code, result.stdout + result.stderr).toBe(0);
-    expect(result.stdout).toContain('Apply complete: 4 ready.');
+    expect(result.stdout).toContain('Apply complete: 5 ready.');
+    expect(double.postgresClusters().map((c) => `${c.displayName.replace(/ \[cairn-key=.*\]$/, '')}:${c.postgresVersion}:${c.location}:${c.cores}/${c.ram}:${c.state}:${c.connection.cidr}`)).toEqual([
+      'orders-db:16:de/fra:2/4096:AVAILABLE:192.168.240.10/24',
+    ]);
     const servers = double.servers();
     expect(servers.map((s) => `${s.name.replace(/ \[cairn-key=.*\]$/, '')}:${s.location}:${s.cores}/${s.ram}:${s.vmState}:${s.volume.imageAlias}`).sort()).toEqual([
       'web-fra:de/fra:1/2048:RUNNING:debian:12', 'web-lhr:gb/lhr:2/4096:RUNNING:debian:12', 'web-txl:de/txl:1/2048:RUNNING:debian:12',
@@ -65,10 +70,15 @@ describe('examples/vendors/ionos', () => {
     expect(double.servers()).toHaveLength(3);
   });
 
-  it('deletes what it made: nothing left at the vendor', async () => {
-    const result = await apply('delete', '-f', join(dir, 'servers.yaml'), '--auto-approve', '--wait');
+  it('deletes what it made: nothing left at the vendor (the managed database without a final backup, which IONOS cannot take on demand)', async () => {
+    const database = join(dir, 'database.yaml');
+    writeFileSync(database, readFileSync(database, 'utf8').replace('  labels: { team: shop }', '  labels: { team: shop }\n  annotations: { cairn.dev/skip-final-backup: "true" }'));
+    const annotated = await apply('apply', '-f', database, '--auto-approve', '--wait');
+    expect(annotated.code, annotated.stdout + annotated.stderr).toBe(0);
+    const result = await apply('delete', '-f', join(dir, 'servers.yaml'), database, '--auto-approve', '--wait');
     expect(result.code, result.stdout + result.stderr).toBe(0);
     expect(double.servers()).toEqual([]);
+    expect(double.postgresClusters()).toEqual([]);
     expect(double.orphanVolumes()).toEqual([]);
   });
 });

@@ -4,7 +4,8 @@
  * (`cairn-de/fra`), found by that name and created when missing, so creating it is idempotent by
  * name (a VDC made by a create whose answer was lost is found the next time). Each has a public
  * LAN (`cairn-public`, found or created the same way) that servers' NICs join, for a public
- * address by DHCP. The list is kept between calls, and read afresh by every lookup by key (so
+ * address by DHCP, and, once a managed database is made there, a private LAN (`cairn-private`,
+ * likewise) that the database joins (IONOS's DBaaS connects only to private LANs). The list is kept between calls, and read afresh by every lookup by key (so
  * by every create, which looks first) and after a miss; LANs found are kept per data center.
  * Creates running at once in one location wait for the same find-or-create.
  */
@@ -16,7 +17,9 @@ import { followRequest } from './requests.js';
 import { nextOffset } from './wire-format.js';
 
 const PREFIX = 'cairn-';
-const LAN_NAME = 'cairn-public';
+/** cairn's LANs in each data center: the public one servers join, the private one managed databases join. */
+export const LANS = { public: 'cairn-public', private: 'cairn-private' } as const;
+export type LanKind = keyof typeof LANS;
 /** Items per page cairn asks for (the document's `limit` allows up to 10,000). */
 export const PAGE_SIZE = 1000;
 
@@ -31,6 +34,7 @@ export function datacenterName(location: string): string {
 
 export class IonosDatacenters {
   private known: Promise<CairnDatacenter[]> | undefined;
+  /** LANs found or being made, by `<data center id> <kind>`. */
   private readonly lans = new Map<string, Promise<number>>();
   /** Data centers being found or made, by location: creates running at once in one location make one. */
   private readonly ensuring = new Map<string, Promise<CairnDatacenter>>();
@@ -76,15 +80,15 @@ export class IonosDatacenters {
     return found?.location;
   }
 
-  /** cairn's data center in `location` with its public LAN, made when missing. */
-  async ensure(location: string, options: CallOptions = {}): Promise<{ datacenter: CairnDatacenter; lan: number }> {
+  /** cairn's data center in `location` with its public (or, for managed databases, private) LAN, made when missing. */
+  async ensure(location: string, options: CallOptions = {}, kind: LanKind = 'public'): Promise<{ datacenter: CairnDatacenter; lan: number }> {
     let ensuring = this.ensuring.get(location);
     if (!ensuring) {
       ensuring = this.findOrCreate(location, options).finally(() => this.ensuring.delete(location));
       this.ensuring.set(location, ensuring);
     }
     const datacenter = await ensuring;
-    return { datacenter, lan: await this.publicLan(datacenter, options) };
+    return { datacenter, lan: await this.lanOf(datacenter, kind, options) };
   }
 
   private async findOrCreate(location: string, options: CallOptions): Promise<CairnDatacenter> {
@@ -99,26 +103,28 @@ export class IonosDatacenters {
     return datacenter;
   }
 
-  private publicLan(datacenter: CairnDatacenter, options: CallOptions): Promise<number> {
-    let lan = this.lans.get(datacenter.id);
+  private lanOf(datacenter: CairnDatacenter, kind: LanKind, options: CallOptions): Promise<number> {
+    const key = `${datacenter.id} ${kind}`;
+    let lan = this.lans.get(key);
     if (!lan) {
-      lan = this.findOrCreateLan(datacenter, options);
-      this.lans.set(datacenter.id, lan);
-      lan.catch(() => this.lans.delete(datacenter.id));
+      lan = this.findOrCreateLan(datacenter, kind, options);
+      this.lans.set(key, lan);
+      lan.catch(() => this.lans.delete(key));
     }
     return lan;
   }
 
-  private async findOrCreateLan(datacenter: CairnDatacenter, options: CallOptions): Promise<number> {
+  private async findOrCreateLan(datacenter: CairnDatacenter, kind: LanKind, options: CallOptions): Promise<number> {
     const path = `/datacenters/${encodeURIComponent(datacenter.id)}/lans`;
     const lans = await this.list(path, 1, `list LANs of ${datacenterName(datacenter.location)}`, options.signal);
+    const isPublic = kind === 'public';
     const found = lans.find((lan) => {
       const properties = lan.object('properties');
-      return properties.stringOrNull('name') === LAN_NAME && properties.raw('public') === true;
+      return properties.stringOrNull('name') === LANS[kind] && (properties.raw('public') === true) === isPublic;
     });
     if (found) return Number(found.string('id'));
-    const doing = `create the public LAN of ${datacenterName(datacenter.location)}`;
-    const answer = await this.client.call({ method: 'POST', path, body: { properties: { name: LAN_NAME, public: true } }, doing, signal: options.signal });
+    const doing = `create the ${kind} LAN of ${datacenterName(datacenter.location)}`;
+    const answer = await this.client.call({ method: 'POST', path, body: { properties: { name: LANS[kind], public: isPublic } }, doing, signal: options.signal });
     const id = Number(WireReader.of(answer.body, `ionos: ${doing}`).string('id'));
     await followRequest(this.client, answer, doing, this.pollMs, options.signal);
     return id;

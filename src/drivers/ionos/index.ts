@@ -9,12 +9,13 @@
  * hour) in bursts of at most 50, and a 429's Retry-After pauses the provider.
  */
 import { createHash } from 'node:crypto';
-import type { CloudDriver, DriverConfig, RuntimeDriver, Vendor } from '../contract.js';
+import type { CloudDriver, DriverConfig, ManagedDatabaseDriver, RuntimeDriver, Vendor } from '../contract.js';
 import { UnsupportedError, VendorAuthError } from '../errors.js';
 import { checkedEndpoint } from '../kit/endpoint.js';
 import { sharedBudget } from '../kit/rate-budget.js';
 import { VendorHttpClient, type VendorErrorText } from '../kit/vendor-http.js';
 import { IonosCloudDriver } from './cloud-driver.js';
+import { IonosManagedDatabaseDriver } from './managed-databases.js';
 
 export const IONOS_API = 'https://api.ionos.com/cloudapi/v6';
 
@@ -42,21 +43,36 @@ export function ionosAuthorization(config: DriverConfig): { header: string; iden
   return { header: `Basic ${Buffer.from(`${username}:${password}`, 'utf8').toString('base64')}`, identity: `${username}\n${password}` };
 }
 
-export function ionosClient(config: DriverConfig): { client: VendorHttpClient; baseUrl: string } {
+/**
+ * The base URL of one of IONOS's DBaaS APIs (`postgresql`, `mongodb`): beside the Cloud API on
+ * the same host (https://api.ionos.com/databases/postgresql). With a Provider's `spec.endpoint`,
+ * the endpoint's trailing `/cloudapi/v6` is replaced by `/databases/<engine>` (an endpoint
+ * without it gets `/databases/<engine>` appended), so one host (a proxy, a test double) serves all three.
+ */
+export function databaseApiBase(cloudBase: string, engine: 'postgresql' | 'mongodb'): string {
+  return `${cloudBase.replace(/\/cloudapi\/v6$/, '')}/databases/${engine}`;
+}
+
+/**
+ * A client of the Cloud API (or, given `api`, of one of the DBaaS APIs); every client of one
+ * account and endpoint shares one rate budget, since IONOS's limits are the contract's, not an API's.
+ */
+export function ionosClient(config: DriverConfig, api?: 'postgresql' | 'mongodb'): { client: VendorHttpClient; baseUrl: string } {
   const { header, identity } = ionosAuthorization(config);
-  const baseUrl = checkedEndpoint(config.providerName, config.spec.endpoint) ?? IONOS_API;
+  const cloudBase = checkedEndpoint(config.providerName, config.spec.endpoint) ?? IONOS_API;
+  const baseUrl = api === undefined ? cloudBase : databaseApiBase(cloudBase, api);
   const fingerprint = createHash('sha256').update(identity).digest('hex').slice(0, 16);
   const client = new VendorHttpClient({
     label: 'ionos', baseUrl, readError, requestTimeoutMs: config.requestTimeoutMs,
     authorize: () => ({ authorization: header }),
-    budget: sharedBudget(`ionos ${baseUrl} ${fingerprint}`, { perHour: 7_200, burst: 50 }),
+    budget: sharedBudget(`ionos ${cloudBase} ${fingerprint}`, { perHour: 7_200, burst: 50 }),
   });
   return { client, baseUrl };
 }
 
 export const ionosVendor: Vendor = {
   id: 'ionos',
-  description: 'IONOS Cloud: servers in its locations (Frankfurt, Berlin, Karlsruhe, London, Paris, Logroño, Las Vegas, Newark, ...), one virtual data center per location named cairn-<location>. Managed databases are not built yet; apps on its servers need SSH.',
+  description: 'IONOS Cloud: servers in its locations (Frankfurt, Berlin, Karlsruhe, London, Paris, Logroño, Las Vegas, Newark, ...), one virtual data center per location named cairn-<location>; managed PostgreSQL (DBaaS) connected to that data center. Managed MongoDB is not built yet; apps on its servers need SSH.',
   credentialFields: [
     { name: 'token', description: 'IONOS Cloud API token (DCD → Management → Token Manager, or `ionosctl token generate`). Give either this or username and password.', required: false },
     { name: 'username', description: 'IONOS Cloud account e-mail (with password, instead of a token).', required: false },
@@ -68,6 +84,11 @@ export const ionosVendor: Vendor = {
     return new IonosCloudDriver(client, baseUrl);
   },
   createRuntimeDriver(config: DriverConfig): Promise<RuntimeDriver> {
-    return Promise.reject(new UnsupportedError(`Provider/${config.providerName}: managed PostgreSQL and MongoDB on IONOS are not built yet, and apps on a server need cairn to reach it over SSH, which is not built yet`));
+    return Promise.reject(new UnsupportedError(`Provider/${config.providerName}: databases on IONOS servers and apps need cairn to reach the server over SSH, which is not built yet (managed PostgreSQL is: a Database with managed: true)`));
+  },
+  managedDatabaseEngines: ['postgresql'],
+  // eslint-disable-next-line @typescript-eslint/require-await -- a refusal (missing credentials, bad endpoint) is a rejected promise
+  async createManagedDatabases(config: DriverConfig): Promise<ManagedDatabaseDriver> {
+    return new IonosManagedDatabaseDriver({ cloud: ionosClient(config).client, postgresql: ionosClient(config, 'postgresql').client });
   },
 };
