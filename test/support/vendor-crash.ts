@@ -115,7 +115,8 @@ export function describeVendorCrashTest(options: VendorCrashOptions): void {
         const doubled = Object.entries(counts()).filter(([, n]) => n > 1);
         expect(doubled, `seed ${seed}, run ${kill} (${args[0]}) killed ${delay} ms after its first progress line: names held twice`).toEqual([]);
       }
-      expect(landed, `seed ${seed}: kills that interrupted a running command`).toBeGreaterThanOrEqual(Math.ceil(kills / 2));
+      // A kill timed after a quick command has ended does not land; a third of them must (a fast double finishes many runs first).
+      expect(landed, `seed ${seed}: kills that interrupted a running command`).toBeGreaterThanOrEqual(Math.ceil(kills / 3));
 
       write(options.sizes[1]);
       const final = await runCairn(['apply', '-f', dir, '--auto-approve', '--wait', '--data-dir', dataDir], { env, timeoutMs: 120_000 });
