@@ -10,16 +10,13 @@
  * the final backup naming the annotation, and with
  * `skip_final_backup` leaves nothing at the vendor.
  */
-import { readFileSync } from 'node:fs';
-import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { DatabaseDesired } from '../../src/drivers/contract.js';
 import { digitalOceanVendor } from '../../src/drivers/digitalocean/index.js';
 import { UnsupportedError, VendorRejectedError, VendorUnavailableError } from '../../src/drivers/errors.js';
 import { startDigitalOceanDouble, type DigitalOceanDouble, type DigitalOceanDoubleOptions } from '../doubles/digitalocean.js';
-import { contractProblems, startApiServer, type ApiServer } from '../support/api-server.js';
-import { REPO_ROOT } from '../support/cairn-process.js';
 import { vendorTestSetup } from '../support/vendor-test-setup.js';
+import { describeManagedDatabaseThroughServe } from '../support/managed-database-serve.js';
 
 const { config, double } = vendorTestSetup('digitalocean', 'DigitalOcean', (options: DigitalOceanDoubleOptions) => startDigitalOceanDouble(options));
 
@@ -131,59 +128,15 @@ describe('digitalocean managed databases', () => {
   });
 });
 
-describe('a managed PostgreSQL at DigitalOcean through cairn serve (examples/vendors/digitalocean/database.yaml)', () => {
-  const TOKEN = 'digitalocean-serve-token';
-  let d: DigitalOceanDouble;
-  let api: ApiServer;
-  let token = '';
-
-  beforeAll(async () => {
-    d = await startDigitalOceanDouble({ token: TOKEN, actionMs: 100 });
-    api = await startApiServer({ DIGITALOCEAN_TOKEN: TOKEN, CAIRN_POLL_MS: '100' });
-    await api.addUser('owner@example.com', 'correct horse battery staple', 'owner');
-    token = (await api.login('owner@example.com', 'correct horse battery staple')).access_token;
-  }, 60_000);
-  afterAll(async () => {
-    await api.stop();
-    expect(contractProblems, 'answers outside cairn’s own OpenAPI document').toEqual([]);
-    expect(d.violations, 'requests or answers outside DigitalOcean’s document').toEqual([]);
-    await d.stop();
-  });
-
-  it('lists managed databases for digitalocean among the vendors', async () => {
-    const vendors = await api.call('GET', '/api/v1/providers/vendors', { token });
-    expect(vendors.status).toBe(200);
-    const digitalocean = (vendors.body.items as Array<{ id: string; managed_databases: string[] }>).find((v) => v.id === 'digitalocean');
-    expect(digitalocean?.managed_databases).toEqual(['postgresql', 'mongodb']);
-  });
-
-  it('becomes Ready with the password DigitalOcean chose, refuses a rotation, stalls on the final backup when deleted, and leaves nothing once it is skipped', async () => {
-    const dir = join(REPO_ROOT, 'examples', 'vendors', 'digitalocean');
-    const manifests = `${readFileSync(join(dir, 'provider.yaml'), 'utf8')}  endpoint: ${d.url}\n---\n${readFileSync(join(dir, 'database.yaml'), 'utf8')}`;
-    const applied = await api.call('POST', '/api/v1/manifests', { token, raw: { contentType: 'application/yaml', text: manifests } });
-    expect(applied.status, applied.text).toBeLessThan(300);
-    const list = await api.until<{ items: Array<{ id: string; name: string; status: string }> }>('/api/v1/databases', token, (b) => b.items.some((x) => x.name === 'orders-db' && x.status === 'available'), 30_000);
-    const id = list.items.find((x) => x.name === 'orders-db')?.id ?? '';
-    const cluster = d.clusters()[0];
-    expect(cluster).toMatchObject({ name: 'orders-db', engine: 'pg', version: '16', region: 'fra1', size: 'db-s-1vcpu-1gb' });
-    const credentials = await api.until<{ password: string; host: string; username: string; connection_string: string }>(`/api/v1/databases/${id}/credentials`, token, (c) => c.password === cluster?.password, 20_000);
-    expect(credentials).toMatchObject({ host: cluster?.host, port: 25060, username: 'doadmin', database: 'defaultdb' });
-    expect(credentials.connection_string).toContain(`doadmin:${cluster?.password ?? ''}@${cluster?.host ?? ''}:25060/defaultdb`);
-
-    const rotate = await api.call<{ operation_id: string }>('POST', `/api/v1/databases/${id}/credentials/rotate`, { token });
-    expect(rotate.status).toBe(202);
-    const rotation = await api.until<{ status: string; message: string }>(`/api/v1/operations/${rotate.body.operation_id}`, token, (o) => o.status === 'failed', 20_000);
-    expect(rotation.message).toMatch(/DigitalOcean chooses its managed databases' passwords itself/);
-    expect((await api.call<{ password: string }>('GET', `/api/v1/databases/${id}/credentials`, { token })).body.password, 'still the one DigitalOcean chose').toBe(cluster?.password);
-
-    expect((await api.call('DELETE', `/api/v1/databases/${id}`, { token })).status).toBeLessThan(300);
-    const stalled = await api.until<{ conditions: Array<{ type: string; message: string }> }>(`/api/v1/databases/${id}`, token, (b) =>
-      b.conditions.some((c) => c.message.includes('no endpoint to take one on demand')), 20_000);
-    expect(stalled.conditions.map((c) => c.message).join('\n')).toMatch(/cairn\.dev\/skip-final-backup: "true"/);
-    expect(d.clusters(), 'kept until the final backup is skipped').toHaveLength(1);
-
-    expect((await api.call('DELETE', `/api/v1/databases/${id}?skip_final_backup=true`, { token })).status).toBeLessThan(300);
-    await api.until('/api/v1/databases', token, (b: { items: Array<{ name: string }> }) => !b.items.some((x) => x.name === 'orders-db'), 20_000);
-    expect(d.clusters()).toEqual([]);
-  }, 90_000);
+describeManagedDatabaseThroughServe({
+  vendor: 'digitalocean', title: 'DigitalOcean', engines: ['postgresql', 'mongodb'], example: 'digitalocean',
+  rotation: /DigitalOcean chooses its managed databases' passwords itself/, finalBackupRefusal: 'no endpoint to take one on demand',
+  async start() {
+    const d = await startDigitalOceanDouble({ token: 'digitalocean-serve-token', actionMs: 100 });
+    return {
+      endpoint: d.url, env: { DIGITALOCEAN_TOKEN: 'digitalocean-serve-token' }, violations: () => d.violations, stop: () => d.stop(),
+      held: () => d.clusters().map((c) => ({ host: c.host, port: 25060, username: 'doadmin', database: 'defaultdb', password: c.password })),
+      checkCreated: () => expect(d.clusters()[0]).toMatchObject({ name: 'orders-db', engine: 'pg', version: '16', region: 'fra1', size: 'db-s-1vcpu-1gb' }),
+    };
+  },
 });

@@ -9,17 +9,14 @@
  * available with cairn's password at Exoscale, a rotation reaches Exoscale, a delete stalls on
  * the final backup naming the annotation, and with `skip_final_backup` leaves nothing.
  */
-import { readFileSync } from 'node:fs';
-import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { DatabaseDesired, DatabaseRuntime, DriverConfig } from '../../src/drivers/contract.js';
 import { UnsupportedError, VendorRejectedError, VendorUnavailableError } from '../../src/drivers/errors.js';
 import { serviceNameFor } from '../../src/drivers/exoscale/dbaas-wire.js';
 import { exoscaleVendor } from '../../src/drivers/exoscale/index.js';
 import { startExoscaleDouble, type ExoscaleDouble, type ExoscaleDoubleOptions } from '../doubles/exoscale.js';
-import { contractProblems, startApiServer, type ApiServer } from '../support/api-server.js';
-import { REPO_ROOT } from '../support/cairn-process.js';
 import { vendorTestSetup } from '../support/vendor-test-setup.js';
+import { describeManagedDatabaseThroughServe } from '../support/managed-database-serve.js';
 
 const SECRET = 'exoscale-db-secret';
 const setup = vendorTestSetup('exoscale', 'Exoscale', (options: ExoscaleDoubleOptions) => startExoscaleDouble({ ...options, secret: SECRET }));
@@ -137,60 +134,15 @@ describe('exoscale managed databases', () => {
   });
 });
 
-describe('a managed PostgreSQL at Exoscale through cairn serve (examples/vendors/exoscale/database.yaml)', () => {
-  const KEY = 'EXOserveKey';
-  const SERVE_SECRET = 'exoscale-serve-secret';
-  let d: ExoscaleDouble;
-  let api: ApiServer;
-  let bearer = '';
-
-  beforeAll(async () => {
-    d = await startExoscaleDouble({ token: KEY, secret: SERVE_SECRET, actionMs: 100 });
-    api = await startApiServer({ EXOSCALE_CREDENTIALS: JSON.stringify({ api_key: KEY, api_secret: SERVE_SECRET }), CAIRN_POLL_MS: '100' });
-    await api.addUser('owner@example.com', 'correct horse battery staple', 'owner');
-    bearer = (await api.login('owner@example.com', 'correct horse battery staple')).access_token;
-  }, 60_000);
-  afterAll(async () => {
-    await api.stop();
-    expect(contractProblems, 'answers outside cairn’s own OpenAPI document').toEqual([]);
-    expect(d.violations, 'requests or answers outside Exoscale’s document').toEqual([]);
-    await d.stop();
-  });
-
-  it('lists managed PostgreSQL for exoscale among the vendors', async () => {
-    const vendors = await api.call('GET', '/api/v1/providers/vendors', { token: bearer });
-    expect(vendors.status).toBe(200);
-    const exoscale = (vendors.body.items as Array<{ id: string; managed_databases: string[] }>).find((v) => v.id === 'exoscale');
-    expect(exoscale?.managed_databases).toEqual(['postgresql']);
-  });
-
-  it('becomes available with cairn’s password at Exoscale, rotates it there, stalls on the final backup when deleted, and leaves nothing once it is skipped', async () => {
-    const dir = join(REPO_ROOT, 'examples', 'vendors', 'exoscale');
-    const manifests = `${readFileSync(join(dir, 'provider.yaml'), 'utf8')}  endpoint: ${d.url}\n---\n${readFileSync(join(dir, 'database.yaml'), 'utf8')}`;
-    const applied = await api.call('POST', '/api/v1/manifests', { token: bearer, raw: { contentType: 'application/yaml', text: manifests } });
-    expect(applied.status, applied.text).toBeLessThan(300);
-    const list = await api.until<{ items: Array<{ id: string; name: string; status: string }> }>('/api/v1/databases', bearer, (b) => b.items.some((x) => x.name === 'orders-db' && x.status === 'available'), 30_000);
-    const id = list.items.find((x) => x.name === 'orders-db')?.id ?? '';
-    const svc = d.pgServices()[0];
-    expect(svc).toMatchObject({ plan: 'hobbyist-2', version: '16', adminUser: 'cairn', terminationProtection: false });
-    const credentials = await api.until<{ password: string; host: string; username: string; connection_string: string }>(`/api/v1/databases/${id}/credentials`, bearer, (c) => c.host === svc?.host, 20_000);
-    expect(credentials).toMatchObject({ host: svc?.host, port: 21699, username: 'cairn', database: 'defaultdb', password: svc?.password });
-
-    const rotate = await api.call<{ operation_id: string }>('POST', `/api/v1/databases/${id}/credentials/rotate`, { token: bearer });
-    expect(rotate.status).toBe(202);
-    await api.until<{ status: string }>(`/api/v1/operations/${rotate.body.operation_id}`, bearer, (o) => o.status === 'succeeded', 20_000);
-    const rotated = (await api.call<{ password: string }>('GET', `/api/v1/databases/${id}/credentials`, { token: bearer })).body.password;
-    expect(rotated).not.toBe(credentials.password);
-    expect(d.pgServices()[0]?.password, 'the new password is in force at Exoscale').toBe(rotated);
-
-    expect((await api.call('DELETE', `/api/v1/databases/${id}`, { token: bearer })).status).toBeLessThan(300);
-    const stalled = await api.until<{ conditions: Array<{ type: string; message: string }> }>(`/api/v1/databases/${id}`, bearer, (b) =>
-      b.conditions.some((c) => c.message.includes('no endpoint to take one on demand')), 20_000);
-    expect(stalled.conditions.map((c) => c.message).join('\n')).toMatch(/cairn\.dev\/skip-final-backup: "true"/);
-    expect(d.pgServices(), 'kept until the final backup is skipped').toHaveLength(1);
-
-    expect((await api.call('DELETE', `/api/v1/databases/${id}?skip_final_backup=true`, { token: bearer })).status).toBeLessThan(300);
-    await api.until('/api/v1/databases', bearer, (b: { items: Array<{ name: string }> }) => !b.items.some((x) => x.name === 'orders-db'), 20_000);
-    expect(d.pgServices()).toEqual([]);
-  }, 90_000);
+describeManagedDatabaseThroughServe({
+  vendor: 'exoscale', title: 'Exoscale', engines: ['postgresql'], example: 'exoscale', rotation: 'applied', finalBackupRefusal: 'no endpoint to take one on demand',
+  async start() {
+    const credentials = { api_key: 'EXOserveKey', api_secret: 'exoscale-serve-secret' };
+    const d = await startExoscaleDouble({ token: credentials.api_key, secret: credentials.api_secret, actionMs: 100 });
+    return {
+      endpoint: d.url, env: { EXOSCALE_CREDENTIALS: JSON.stringify(credentials) }, violations: () => d.violations, stop: () => d.stop(),
+      held: () => d.pgServices().map((x) => ({ host: x.host, port: 21699, username: 'cairn', database: 'defaultdb', password: x.password })),
+      checkCreated: () => expect(d.pgServices()[0]).toMatchObject({ plan: 'hobbyist-2', version: '16', adminUser: 'cairn', terminationProtection: false }),
+    };
+  },
 });

@@ -10,16 +10,13 @@
  * becomes available, its credentials are the double's host and cairn's password, a delete stalls
  * on the final backup naming the annotation, and with `skip_final_backup` leaves nothing.
  */
-import { readFileSync } from 'node:fs';
-import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { DatabaseDesired, DatabaseRuntime } from '../../src/drivers/contract.js';
 import { UnsupportedError, VendorRejectedError, VendorUnavailableError } from '../../src/drivers/errors.js';
 import { databaseApiBase, ionosVendor } from '../../src/drivers/ionos/index.js';
 import { startIonosDouble, type IonosDouble, type IonosDoubleOptions } from '../doubles/ionos.js';
-import { contractProblems, startApiServer, type ApiServer } from '../support/api-server.js';
-import { REPO_ROOT } from '../support/cairn-process.js';
 import { vendorTestSetup } from '../support/vendor-test-setup.js';
+import { describeManagedDatabaseThroughServe } from '../support/managed-database-serve.js';
 
 const { config, double } = vendorTestSetup('ionos', 'IONOS', (options: IonosDoubleOptions) => startIonosDouble(options));
 
@@ -143,58 +140,17 @@ describe('ionos managed databases', () => {
   });
 });
 
-describe('a managed PostgreSQL at IONOS through cairn serve (examples/vendors/ionos/database.yaml)', () => {
-  const TOKEN = 'ionos-serve-token';
-  let d: IonosDouble;
-  let api: ApiServer;
-  let token = '';
-
-  beforeAll(async () => {
-    d = await startIonosDouble({ token: TOKEN, actionMs: 100 });
-    api = await startApiServer({ IONOS_TOKEN: TOKEN, CAIRN_POLL_MS: '100' });
-    await api.addUser('owner@example.com', 'correct horse battery staple', 'owner');
-    token = (await api.login('owner@example.com', 'correct horse battery staple')).access_token;
-  }, 60_000);
-  afterAll(async () => {
-    await api.stop();
-    expect(contractProblems, 'answers outside cairn’s own OpenAPI document').toEqual([]);
-    expect(d.violations, 'requests or answers outside IONOS’s documents').toEqual([]);
-    await d.stop();
-  });
-
-  it('lists managed PostgreSQL for ionos among the vendors', async () => {
-    const vendors = await api.call('GET', '/api/v1/providers/vendors', { token });
-    expect(vendors.status).toBe(200);
-    const ionos = (vendors.body.items as Array<{ id: string; managed_databases: string[] }>).find((v) => v.id === 'ionos');
-    expect(ionos?.managed_databases).toEqual(['postgresql']);
-  });
-
-  it("becomes available with cairn's password, refuses a rotation, stalls on the final backup when deleted, and leaves nothing once it is skipped", async () => {
-    const dir = join(REPO_ROOT, 'examples', 'vendors', 'ionos');
-    const manifests = `${readFileSync(join(dir, 'provider.yaml'), 'utf8')}  endpoint: ${d.url}\n---\n${readFileSync(join(dir, 'database.yaml'), 'utf8')}`;
-    const applied = await api.call('POST', '/api/v1/manifests', { token, raw: { contentType: 'application/yaml', text: manifests } });
-    expect(applied.status, applied.text).toBeLessThan(300);
-    const list = await api.until<{ items: Array<{ id: string; name: string; status: string }> }>('/api/v1/databases', token, (b) => b.items.some((x) => x.name === 'orders-db' && x.status === 'available'), 30_000);
-    const id = list.items.find((x) => x.name === 'orders-db')?.id ?? '';
-    const cluster = d.postgresClusters()[0];
-    expect(cluster).toMatchObject({ displayName: expect.stringMatching(/^orders-db \[cairn-key=.+\]$/) as unknown, postgresVersion: '16', location: 'de/fra', cores: 2, ram: 4096, storageSize: 20 * 1024 });
-    const credentials = await api.until<{ password: string; host: string; username: string; connection_string: string }>(`/api/v1/databases/${id}/credentials`, token, (c) => c.host === cluster?.dnsName, 20_000);
-    expect(credentials).toMatchObject({ host: cluster?.dnsName, port: 5432, username: 'cairn', database: 'postgres', password: cluster?.password });
-
-    const rotate = await api.call<{ operation_id: string }>('POST', `/api/v1/databases/${id}/credentials/rotate`, { token });
-    expect(rotate.status).toBe(202);
-    const rotation = await api.until<{ status: string; message: string }>(`/api/v1/operations/${rotate.body.operation_id}`, token, (o) => o.status === 'failed', 20_000);
-    expect(rotation.message).toMatch(/sets the user's password only when the cluster is created/);
-    expect((await api.call<{ password: string }>('GET', `/api/v1/databases/${id}/credentials`, { token })).body.password, 'still the one the cluster has').toBe(cluster?.password);
-
-    expect((await api.call('DELETE', `/api/v1/databases/${id}`, { token })).status).toBeLessThan(300);
-    const stalled = await api.until<{ conditions: Array<{ type: string; message: string }> }>(`/api/v1/databases/${id}`, token, (b) =>
-      b.conditions.some((c) => c.message.includes('no endpoint to take one on demand')), 20_000);
-    expect(stalled.conditions.map((c) => c.message).join('\n')).toMatch(/cairn\.dev\/skip-final-backup: "true"/);
-    expect(d.postgresClusters(), 'kept until the final backup is skipped').toHaveLength(1);
-
-    expect((await api.call('DELETE', `/api/v1/databases/${id}?skip_final_backup=true`, { token })).status).toBeLessThan(300);
-    await api.until('/api/v1/databases', token, (b: { items: Array<{ name: string }> }) => !b.items.some((x) => x.name === 'orders-db'), 20_000);
-    expect(d.postgresClusters()).toEqual([]);
-  }, 90_000);
+describeManagedDatabaseThroughServe({
+  vendor: 'ionos', title: 'IONOS', engines: ['postgresql'], example: 'ionos',
+  rotation: /sets the user's password only when the cluster is created/, finalBackupRefusal: 'no endpoint to take one on demand',
+  async start() {
+    const d = await startIonosDouble({ token: 'ionos-serve-token', actionMs: 100 });
+    return {
+      endpoint: d.url, env: { IONOS_TOKEN: 'ionos-serve-token' }, violations: () => d.violations, stop: () => d.stop(),
+      held: () => d.postgresClusters().map((x) => ({ host: x.dnsName, port: 5432, username: 'cairn', database: 'postgres', password: x.password })),
+      checkCreated: () => expect(d.postgresClusters()[0]).toMatchObject({
+        displayName: expect.stringMatching(/^orders-db \[cairn-key=.+\]$/) as unknown, postgresVersion: '16', location: 'de/fra', cores: 2, ram: 4096, storageSize: 20 * 1024,
+      }),
+    };
+  },
 });

@@ -9,18 +9,15 @@
  * host and password, a rotation fails saying Linode chooses passwords, a delete stalls on the
  * final backup naming the annotation, and with `skip_final_backup` leaves nothing at Linode.
  */
-import { readFileSync } from 'node:fs';
-import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { DatabaseDesired } from '../../src/drivers/contract.js';
 import { UnsupportedError, VendorRejectedError, VendorUnavailableError } from '../../src/drivers/errors.js';
 import { databaseLabel, keyFromLabel, labelCarriesKey } from '../../src/drivers/linode/database-label.js';
 import { linodeVendor } from '../../src/drivers/linode/index.js';
 import { isLinodeLabel } from '../../src/drivers/linode/label.js';
 import { startLinodeDouble, type LinodeDouble, type LinodeDoubleOptions } from '../doubles/linode.js';
-import { contractProblems, startApiServer, type ApiServer } from '../support/api-server.js';
-import { REPO_ROOT } from '../support/cairn-process.js';
 import { vendorTestSetup } from '../support/vendor-test-setup.js';
+import { describeManagedDatabaseThroughServe } from '../support/managed-database-serve.js';
 
 const { config, double } = vendorTestSetup('linode', 'Linode', (options: LinodeDoubleOptions) => startLinodeDouble(options));
 
@@ -143,60 +140,19 @@ describe('linode managed databases', () => {
   });
 });
 
-describe('a managed PostgreSQL at Linode through cairn serve (examples/vendors/linode/database.yaml)', () => {
-  const TOKEN = 'linode-serve-token';
-  let d: LinodeDouble;
-  let api: ApiServer;
-  let token = '';
-
-  beforeAll(async () => {
-    d = await startLinodeDouble({ token: TOKEN, actionMs: 100 });
-    api = await startApiServer({ LINODE_TOKEN: TOKEN, CAIRN_POLL_MS: '100' });
-    await api.addUser('owner@example.com', 'correct horse battery staple', 'owner');
-    token = (await api.login('owner@example.com', 'correct horse battery staple')).access_token;
-  }, 60_000);
-  afterAll(async () => {
-    await api.stop();
-    expect(contractProblems, 'answers outside cairn’s own OpenAPI document').toEqual([]);
-    expect(d.violations, 'requests or answers outside Linode’s document').toEqual([]);
-    await d.stop();
-  });
-
-  it('lists managed PostgreSQL for linode among the vendors', async () => {
-    const vendors = await api.call('GET', '/api/v1/providers/vendors', { token });
-    expect(vendors.status).toBe(200);
-    const linode = (vendors.body.items as Array<{ id: string; managed_databases: string[] }>).find((v) => v.id === 'linode');
-    expect(linode?.managed_databases).toEqual(['postgresql']);
-  });
-
-  it('becomes available with the password Linode chose, refuses a rotation, stalls on the final backup when deleted, and leaves nothing once it is skipped', async () => {
-    const dir = join(REPO_ROOT, 'examples', 'vendors', 'linode');
-    const manifests = `${readFileSync(join(dir, 'provider.yaml'), 'utf8')}  endpoint: ${d.url}\n---\n${readFileSync(join(dir, 'database.yaml'), 'utf8')}`;
-    const applied = await api.call('POST', '/api/v1/manifests', { token, raw: { contentType: 'application/yaml', text: manifests } });
-    expect(applied.status, applied.text).toBeLessThan(300);
-    const list = await api.until<{ items: Array<{ id: string; name: string; status: string }> }>('/api/v1/databases', token, (b) => b.items.some((x) => x.name === 'orders-db' && x.status === 'available'), 30_000);
-    const id = list.items.find((x) => x.name === 'orders-db')?.id ?? '';
-    const db = d.databases()[0];
-    expect(db).toMatchObject({ engine: 'postgresql/16', region: 'us-east', type: 'g6-nanode-1', clusterSize: 1 });
-    expect(db?.label).toMatch(/^orders-db-[0-9a-f]{12}$/);
-    const credentials = await api.until<{ password: string; host: string; username: string; connection_string: string }>(`/api/v1/databases/${id}/credentials`, token, (c) => c.password === db?.password, 20_000);
-    expect(credentials).toMatchObject({ host: db?.host, port: 5432, username: 'linroot', database: 'defaultdb' });
-    expect(credentials.connection_string).toContain(`linroot:${db?.password ?? ''}@${db?.host ?? ''}:5432/defaultdb`);
-
-    const rotate = await api.call<{ operation_id: string }>('POST', `/api/v1/databases/${id}/credentials/rotate`, { token });
-    expect(rotate.status).toBe(202);
-    const rotation = await api.until<{ status: string; message: string }>(`/api/v1/operations/${rotate.body.operation_id}`, token, (o) => o.status === 'failed', 20_000);
-    expect(rotation.message).toMatch(/Linode chooses its managed databases' root password itself/);
-    expect((await api.call<{ password: string }>('GET', `/api/v1/databases/${id}/credentials`, { token })).body.password, 'still the one Linode chose').toBe(db?.password);
-
-    expect((await api.call('DELETE', `/api/v1/databases/${id}`, { token })).status).toBeLessThan(300);
-    const stalled = await api.until<{ conditions: Array<{ type: string; message: string }> }>(`/api/v1/databases/${id}`, token, (b) =>
-      b.conditions.some((c) => c.message.includes("cairn's backups must outlive their database")), 20_000);
-    expect(stalled.conditions.map((c) => c.message).join('\n')).toMatch(/cairn\.dev\/skip-final-backup: "true"/);
-    expect(d.databases(), 'kept until the final backup is skipped').toHaveLength(1);
-
-    expect((await api.call('DELETE', `/api/v1/databases/${id}?skip_final_backup=true`, { token })).status).toBeLessThan(300);
-    await api.until('/api/v1/databases', token, (b: { items: Array<{ name: string }> }) => !b.items.some((x) => x.name === 'orders-db'), 20_000);
-    expect(d.databases()).toEqual([]);
-  }, 90_000);
+describeManagedDatabaseThroughServe({
+  vendor: 'linode', title: 'Linode', engines: ['postgresql'], example: 'linode',
+  rotation: /Linode chooses its managed databases' root password itself/, finalBackupRefusal: "cairn's backups must outlive their database",
+  async start() {
+    const d = await startLinodeDouble({ token: 'linode-serve-token', actionMs: 100 });
+    return {
+      endpoint: d.url, env: { LINODE_TOKEN: 'linode-serve-token' }, violations: () => d.violations, stop: () => d.stop(),
+      held: () => d.databases().map((x) => ({ host: x.host, port: 5432, username: 'linroot', database: 'defaultdb', password: x.password })),
+      checkCreated() {
+        const db = d.databases()[0];
+        expect(db).toMatchObject({ engine: 'postgresql/16', region: 'us-east', type: 'g6-nanode-1', clusterSize: 1 });
+        expect(db?.label).toMatch(/^orders-db-[0-9a-f]{12}$/);
+      },
+    };
+  },
 });

@@ -9,18 +9,15 @@
  * holds), a rotation sets the new one at Scaleway, a delete stalls on the final backup naming the
  * annotation, and with `skip_final_backup` leaves nothing at the vendor.
  */
-import { readFileSync } from 'node:fs';
-import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { DatabaseDesired, DriverConfig } from '../../src/drivers/contract.js';
 import { UnsupportedError, VendorAuthError, VendorRejectedError, VendorUnavailableError } from '../../src/drivers/errors.js';
 import { scalewayVendor } from '../../src/drivers/scaleway/index.js';
 import { generatePassword } from '../../src/reconcile/database-password.js';
-import { SCALEWAY_TEST_PROJECT, startScalewayDouble, type ScalewayDouble } from '../doubles/scaleway.js';
+import { SCALEWAY_TEST_PROJECT, startScalewayDouble } from '../doubles/scaleway.js';
 import { startScalewayFront, startScalewayRdbDouble, type ScalewayRdbDouble, type ScalewayRdbDoubleOptions } from '../doubles/scaleway-rdb.js';
-import { contractProblems, startApiServer, type ApiServer } from '../support/api-server.js';
-import { REPO_ROOT } from '../support/cairn-process.js';
 import { vendorTestSetup } from '../support/vendor-test-setup.js';
+import { describeManagedDatabaseThroughServe } from '../support/managed-database-serve.js';
 
 const setup = vendorTestSetup('scaleway', 'Scaleway RDB', (options: ScalewayRdbDoubleOptions) => startScalewayRdbDouble(options));
 const { double } = setup;
@@ -136,65 +133,19 @@ describe('scaleway managed databases', () => {
   });
 });
 
-describe('a managed PostgreSQL at Scaleway through cairn serve (examples/vendors/scaleway-database)', () => {
-  const KEY = 'scaleway-serve-key';
-  let d: ScalewayRdbDouble;
-  let instances: ScalewayDouble;
-  let front: Awaited<ReturnType<typeof startScalewayFront>>;
-  let api: ApiServer;
-  let token = '';
-
-  beforeAll(async () => {
-    d = await startScalewayRdbDouble({ token: KEY, actionMs: 100 });
-    instances = await startScalewayDouble({ token: KEY });
-    front = await startScalewayFront(instances.url, d.url);
-    api = await startApiServer({ SCALEWAY_CREDENTIALS: JSON.stringify({ secret_key: KEY, project_id: SCALEWAY_TEST_PROJECT }), CAIRN_POLL_MS: '100' });
-    await api.addUser('owner@example.com', 'correct horse battery staple', 'owner');
-    token = (await api.login('owner@example.com', 'correct horse battery staple')).access_token;
-  }, 60_000);
-  afterAll(async () => {
-    await api.stop();
-    expect(contractProblems, 'answers outside cairn’s own OpenAPI document').toEqual([]);
-    expect(d.violations, 'requests or answers outside Scaleway’s RDB document').toEqual([]);
-    expect(instances.violations, 'requests or answers outside Scaleway’s Instance document').toEqual([]);
-    expect(instances.servers(), 'no server involved').toEqual([]);
-    await Promise.all([d.stop(), instances.stop(), front.stop()]);
-  });
-
-  it('lists managed PostgreSQL for scaleway among the vendors', async () => {
-    const vendors = await api.call('GET', '/api/v1/providers/vendors', { token });
-    const scaleway = (vendors.body.items as Array<{ id: string; managed_databases: string[] }>).find((v) => v.id === 'scaleway');
-    expect(scaleway?.managed_databases).toEqual(['postgresql']);
-  });
-
-  it('becomes available holding cairn’s password, rotates it at Scaleway, stalls on the final backup when deleted, and leaves nothing once it is skipped', async () => {
-    const dir = join(REPO_ROOT, 'examples', 'vendors', 'scaleway-database');
-    const manifests = `${readFileSync(join(dir, 'provider.yaml'), 'utf8')}  endpoint: ${front.url}\n---\n${readFileSync(join(dir, 'database.yaml'), 'utf8')}`;
-    const applied = await api.call('POST', '/api/v1/manifests', { token, raw: { contentType: 'application/yaml', text: manifests } });
-    expect(applied.status, applied.text).toBeLessThan(300);
-    const list = await api.until<{ items: Array<{ id: string; name: string; status: string }> }>('/api/v1/databases', token, (b) => b.items.some((x) => x.name === 'orders-db' && x.status === 'available'), 30_000);
-    const id = list.items.find((x) => x.name === 'orders-db')?.id ?? '';
-    const instance = d.instances()[0];
-    expect(instance).toMatchObject({ name: 'orders-db', engine: 'PostgreSQL-16', region: 'fr-par', nodeType: 'DB-DEV-S', volumeBytes: 20 * 1_000_000_000, userName: 'cairn' });
-    const credentials = await api.until<{ password: string; host: string; port: number; username: string; database: string }>(`/api/v1/databases/${id}/credentials`, token, (c) => typeof c.host === 'string' && c.host !== '', 20_000);
-    expect(credentials).toMatchObject({ host: instance?.ip, port: 5432, username: 'cairn', database: 'rdb', password: instance?.password });
-
-    const rotate = await api.call<{ operation_id: string }>('POST', `/api/v1/databases/${id}/credentials/rotate`, { token });
-    expect(rotate.status).toBe(202);
-    const rotation = await api.until<{ status: string; message: string }>(`/api/v1/operations/${rotate.body.operation_id}`, token, (o) => o.status === 'succeeded' || o.status === 'failed', 20_000);
-    expect(rotation.status, rotation.message).toBe('succeeded');
-    const rotated = (await api.call<{ password: string }>('GET', `/api/v1/databases/${id}/credentials`, { token })).body.password;
-    expect(rotated).not.toBe(credentials.password);
-    expect(d.instances()[0]?.password, 'Scaleway holds the new password').toBe(rotated);
-
-    expect((await api.call('DELETE', `/api/v1/databases/${id}`, { token })).status).toBeLessThan(300);
-    const stalled = await api.until<{ conditions: Array<{ type: string; message: string }> }>(`/api/v1/databases/${id}`, token, (b) =>
-      b.conditions.some((c) => c.message.includes('does not take or restore on-demand backups')), 20_000);
-    expect(stalled.conditions.map((c) => c.message).join('\n')).toMatch(/cairn\.dev\/skip-final-backup: "true"/);
-    expect(d.instances(), 'kept until the final backup is skipped').toHaveLength(1);
-
-    expect((await api.call('DELETE', `/api/v1/databases/${id}?skip_final_backup=true`, { token })).status).toBeLessThan(300);
-    await api.until('/api/v1/databases', token, (b: { items: Array<{ name: string }> }) => !b.items.some((x) => x.name === 'orders-db'), 20_000);
-    expect(d.instances()).toEqual([]);
-  }, 90_000);
+describeManagedDatabaseThroughServe({
+  vendor: 'scaleway', title: 'Scaleway', engines: ['postgresql'], example: 'scaleway-database', rotation: 'applied', finalBackupRefusal: 'does not take or restore on-demand backups',
+  async start() {
+    const key = 'scaleway-serve-key';
+    const d = await startScalewayRdbDouble({ token: key, actionMs: 100 });
+    const instances = await startScalewayDouble({ token: key });
+    const front = await startScalewayFront(instances.url, d.url);
+    return {
+      endpoint: front.url, env: { SCALEWAY_CREDENTIALS: JSON.stringify({ secret_key: key, project_id: SCALEWAY_TEST_PROJECT }) },
+      violations: () => [...d.violations, ...instances.violations, ...instances.servers().map((s) => `no server is involved, but ${s.name} was made`)],
+      stop: async () => void (await Promise.all([d.stop(), instances.stop(), front.stop()])),
+      held: () => d.instances().map((x) => ({ host: x.ip, port: 5432, username: 'cairn', database: 'rdb', password: x.password })),
+      checkCreated: () => expect(d.instances()[0]).toMatchObject({ name: 'orders-db', engine: 'PostgreSQL-16', region: 'fr-par', nodeType: 'DB-DEV-S', volumeBytes: 20 * 1_000_000_000, userName: 'cairn' }),
+    };
+  },
 });
