@@ -12,7 +12,6 @@
  * backup or restore through cairn); a new major version is its own upgrade endpoint's work.
  */
 import type {
-  BackupObserved,
   CallOptions,
   DatabaseDesired,
   DatabaseEndpoint,
@@ -23,6 +22,7 @@ import type {
 } from '../contract.js';
 import { UnsupportedError, VendorRejectedError } from '../errors.js';
 import { followAction } from '../kit/follow-action.js';
+import { ManagedDatabasesWithoutBackups } from '../kit/backups-refused.js';
 import type { VendorHttpClient } from '../kit/vendor-http.js';
 import { WireReader } from '../kit/wire-reader.js';
 import { ENGINE_SLUG, isOnline, readCluster, readEndpoint, readEngineOffer, storageMib, type EngineOffer, type ManagedEngine } from './database-wire.js';
@@ -42,13 +42,15 @@ export const VENDOR_CHOOSES_PASSWORDS =
 /** How long the options (engines' regions, versions, sizes) are kept: they change rarely. */
 const OPTIONS_TTL_MS = 10 * 60_000;
 
-export class DigitalOceanManagedDatabases implements DatabaseRuntime {
+export class DigitalOceanManagedDatabases extends ManagedDatabasesWithoutBackups implements DatabaseRuntime {
   private options: { at: number; body: Promise<WireReader> } | undefined;
 
   constructor(
     private readonly client: VendorHttpClient,
     private readonly pollMs: number,
-  ) {}
+  ) {
+    super((id) => `digitalocean: database cluster ${id}: ${NO_ON_DEMAND_BACKUPS}`);
+  }
 
   async observe(ref: ExternalRef, options: CallOptions = {}): Promise<DatabaseObserved | null> {
     if (ref.externalId) {
@@ -109,24 +111,6 @@ export class DigitalOceanManagedDatabases implements DatabaseRuntime {
 
   setPassword(externalId: string): Promise<void> {
     return Promise.reject(new UnsupportedError(`digitalocean: database cluster ${externalId}: ${VENDOR_CHOOSES_PASSWORDS}`));
-  }
-
-  createBackup(databaseExternalId: string): Promise<BackupObserved> {
-    return Promise.reject(new UnsupportedError(`digitalocean: database cluster ${databaseExternalId}: ${NO_ON_DEMAND_BACKUPS}`));
-  }
-
-  /** Null: cairn never made a backup here (createBackup refuses), so there is none to find. */
-  observeBackup(): Promise<BackupObserved | null> {
-    return Promise.resolve(null);
-  }
-
-  /** Nothing to delete: cairn never made a backup here (createBackup refuses). */
-  deleteBackup(): Promise<void> {
-    return Promise.resolve();
-  }
-
-  restore(databaseExternalId: string): Promise<DatabaseObserved> {
-    return Promise.reject(new UnsupportedError(`digitalocean: database cluster ${databaseExternalId}: ${NO_ON_DEMAND_BACKUPS}`));
   }
 
   private managedOf(desired: DatabaseDesired): NonNullable<DatabaseDesired['managed']> {

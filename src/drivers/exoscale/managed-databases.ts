@@ -12,9 +12,10 @@
  * schedule and has no endpoint to take one on demand (so no backup, final backup or restore
  * through cairn); a plan fixes the disk; a new major version is its upgrade endpoint's work.
  */
-import type { BackupObserved, CallOptions, DatabaseDesired, DatabaseEndpoint, DatabaseObserved, DatabaseRuntime, ExternalRef, ManagedDatabaseDriver } from '../contract.js';
+import type { CallOptions, DatabaseDesired, DatabaseEndpoint, DatabaseObserved, DatabaseRuntime, ExternalRef, ManagedDatabaseDriver } from '../contract.js';
 import { UnsupportedError, VendorRejectedError } from '../errors.js';
 import { followAction } from '../kit/follow-action.js';
+import { ManagedDatabasesWithoutBackups } from '../kit/backups-refused.js';
 import type { VendorHttpClient } from '../kit/vendor-http.js';
 import { WireReader } from '../kit/wire-reader.js';
 import { HOME_ZONE, type ExoscaleApis } from './cloud-driver.js';
@@ -34,13 +35,15 @@ export const NO_ON_DEMAND_BACKUPS =
 /** How long the offer (versions, plans and their zones) is kept: it changes rarely. */
 const OFFER_TTL_MS = 10 * 60_000;
 
-export class ExoscaleManagedDatabases implements DatabaseRuntime {
+export class ExoscaleManagedDatabases extends ManagedDatabasesWithoutBackups implements DatabaseRuntime {
   private offer: { at: number; body: Promise<PgOffer | undefined> } | undefined;
 
   constructor(
     private readonly apis: ExoscaleApis,
     private readonly pollMs: number,
-  ) {}
+  ) {
+    super((id) => `exoscale: database service ${id}: ${NO_ON_DEMAND_BACKUPS}`);
+  }
 
   private where(externalId: string): { name: string; zone: string; client: VendorHttpClient } {
     const parsed = parseServiceId(externalId);
@@ -123,24 +126,6 @@ export class ExoscaleManagedDatabases implements DatabaseRuntime {
     const user = adminUserOf(await this.required(externalId, doing, options), externalId);
     const answer = await client.call({ method: 'PUT', path: `/dbaas-postgres/${id(name)}/user/${id(user)}/password/reset`, body: { password }, doing, signal: options.signal });
     await this.follow(client, answer.body, doing, options);
-  }
-
-  createBackup(databaseExternalId: string): Promise<BackupObserved> {
-    return Promise.reject(new UnsupportedError(`exoscale: database service ${databaseExternalId}: ${NO_ON_DEMAND_BACKUPS}`));
-  }
-
-  /** Null: cairn never made a backup here (createBackup refuses), so there is none to find. */
-  observeBackup(): Promise<BackupObserved | null> {
-    return Promise.resolve(null);
-  }
-
-  /** Nothing to delete: cairn never made a backup here (createBackup refuses). */
-  deleteBackup(): Promise<void> {
-    return Promise.resolve();
-  }
-
-  restore(databaseExternalId: string): Promise<DatabaseObserved> {
-    return Promise.reject(new UnsupportedError(`exoscale: database service ${databaseExternalId}: ${NO_ON_DEMAND_BACKUPS}`));
   }
 
   private managedOf(desired: DatabaseDesired): NonNullable<DatabaseDesired['managed']> {

@@ -16,7 +16,6 @@
  * and go with it, while cairn's must outlive it).
  */
 import type {
-  BackupObserved,
   CallOptions,
   DatabaseDesired,
   DatabaseEndpoint,
@@ -28,6 +27,7 @@ import type {
 import { UnsupportedError, VendorRejectedError } from '../errors.js';
 import { followAction } from '../kit/follow-action.js';
 import { readAllPages } from '../kit/pagination.js';
+import { ManagedDatabasesWithoutBackups } from '../kit/backups-refused.js';
 import type { VendorHttpClient } from '../kit/vendor-http.js';
 import { WireReader } from '../kit/wire-reader.js';
 import { databaseLabel, labelCarriesKey } from './database-label.js';
@@ -61,13 +61,15 @@ interface Offer {
   regions: string[];
 }
 
-export class LinodeManagedDatabases implements DatabaseRuntime {
+export class LinodeManagedDatabases extends ManagedDatabasesWithoutBackups implements DatabaseRuntime {
   private offer: { at: number; body: Promise<Offer> } | undefined;
 
   constructor(
     private readonly client: VendorHttpClient,
     private readonly pollMs: number,
-  ) {}
+  ) {
+    super((id) => `linode: managed database ${id}: ${NO_LASTING_BACKUPS}`);
+  }
 
   async observe(ref: ExternalRef, options: CallOptions = {}): Promise<DatabaseObserved | null> {
     if (ref.externalId) {
@@ -123,24 +125,6 @@ export class LinodeManagedDatabases implements DatabaseRuntime {
 
   setPassword(externalId: string): Promise<void> {
     return Promise.reject(new UnsupportedError(`linode: managed database ${externalId}: ${VENDOR_CHOOSES_PASSWORDS}`));
-  }
-
-  createBackup(databaseExternalId: string): Promise<BackupObserved> {
-    return Promise.reject(new UnsupportedError(`linode: managed database ${databaseExternalId}: ${NO_LASTING_BACKUPS}`));
-  }
-
-  /** Null: cairn never made a backup here (createBackup refuses), so there is none to find. */
-  observeBackup(): Promise<BackupObserved | null> {
-    return Promise.resolve(null);
-  }
-
-  /** Nothing to delete: cairn never made a backup here (createBackup refuses). */
-  deleteBackup(): Promise<void> {
-    return Promise.resolve();
-  }
-
-  restore(databaseExternalId: string): Promise<DatabaseObserved> {
-    return Promise.reject(new UnsupportedError(`linode: managed database ${databaseExternalId}: ${NO_LASTING_BACKUPS}`));
   }
 
   private async get(externalId: string, doing: string, options: CallOptions): Promise<WireReader | null> {

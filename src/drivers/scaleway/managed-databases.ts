@@ -12,10 +12,11 @@
  * Not built yet: on-demand backups and restores (Scaleway has them: CreateDatabaseBackup,
  * RestoreDatabaseBackup); they are refused, saying so, and Scaleway's own daily backups remain.
  */
-import type { BackupObserved, CallOptions, DatabaseDesired, DatabaseEndpoint, DatabaseObserved, DatabaseRuntime, ExternalRef, ManagedDatabaseDriver } from '../contract.js';
+import type { CallOptions, DatabaseDesired, DatabaseEndpoint, DatabaseObserved, DatabaseRuntime, ExternalRef, ManagedDatabaseDriver } from '../contract.js';
 import { UnsupportedError, VendorRejectedError } from '../errors.js';
 import { followAction } from '../kit/follow-action.js';
 import { readAllPages } from '../kit/pagination.js';
+import { ManagedDatabasesWithoutBackups } from '../kit/backups-refused.js';
 import type { VendorHttpClient } from '../kit/vendor-http.js';
 import { WireReader } from '../kit/wire-reader.js';
 import { MANAGED_TAG, tagForKey } from './key-tag.js';
@@ -30,12 +31,14 @@ export const SCALEWAY_BACKUPS_NOT_BUILT =
 
 const PAGE_SIZE = 100;
 
-export class ScalewayManagedDatabases implements DatabaseRuntime {
+export class ScalewayManagedDatabases extends ManagedDatabasesWithoutBackups implements DatabaseRuntime {
   constructor(
     private readonly client: VendorHttpClient,
     private readonly projectId: string,
     private readonly pollMs: number,
-  ) {}
+  ) {
+    super((id) => `scaleway: database instance ${id}: ${SCALEWAY_BACKUPS_NOT_BUILT}`);
+  }
 
   async observe(ref: ExternalRef, options: CallOptions = {}): Promise<DatabaseObserved | null> {
     const where = ref.externalId ? parseRdbId(ref.externalId) : undefined;
@@ -121,24 +124,6 @@ export class ScalewayManagedDatabases implements DatabaseRuntime {
     const doing = `set the password of user ${CAIRN_USER} on database instance ${externalId}`;
     checkPassword(password, doing);
     await this.client.call({ method: 'PATCH', path: `${this.instancePath(where)}/users/${CAIRN_USER}`, body: { password }, doing, signal: options.signal });
-  }
-
-  createBackup(databaseExternalId: string): Promise<BackupObserved> {
-    return Promise.reject(new UnsupportedError(`scaleway: database instance ${databaseExternalId}: ${SCALEWAY_BACKUPS_NOT_BUILT}`));
-  }
-
-  /** Null: cairn never made a backup here (createBackup refuses), so there is none to find. */
-  observeBackup(): Promise<BackupObserved | null> {
-    return Promise.resolve(null);
-  }
-
-  /** Nothing to delete: cairn never made a backup here (createBackup refuses). */
-  deleteBackup(): Promise<void> {
-    return Promise.resolve();
-  }
-
-  restore(databaseExternalId: string): Promise<DatabaseObserved> {
-    return Promise.reject(new UnsupportedError(`scaleway: database instance ${databaseExternalId}: ${SCALEWAY_BACKUPS_NOT_BUILT}`));
   }
 
   private managedOf(desired: DatabaseDesired): NonNullable<DatabaseDesired['managed']> {
