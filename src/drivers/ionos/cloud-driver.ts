@@ -10,7 +10,7 @@ import type { Catalog } from '../kit/catalog-cache.js';
 import { KitCloudDriver } from '../kit/kit-cloud-driver.js';
 import type { VendorHttpClient } from '../kit/vendor-http.js';
 import { WireReader } from '../kit/wire-reader.js';
-import { IonosDatacenters } from './datacenters.js';
+import type { IonosDatacenters } from './datacenters.js';
 import { IonosServers } from './servers.js';
 import { shapeSizes } from './shapes.js';
 import { readLocation } from './wire-format.js';
@@ -18,7 +18,7 @@ import { readLocation } from './wire-format.js';
 export class IonosCloudDriver extends KitCloudDriver {
   readonly servers: IonosServers;
 
-  constructor(client: VendorHttpClient, describeEndpoint: string, pollMs = 500) {
+  constructor(client: VendorHttpClient, describeEndpoint: string, datacenters: IonosDatacenters, pollMs = 500) {
     super(client, {
       vendor: 'ionos',
       describeEndpoint,
@@ -28,7 +28,7 @@ export class IonosCloudDriver extends KitCloudDriver {
       metricsUnsupported:
         "IONOS's Cloud API has no server metrics (its monitoring is a separate product, not in this document); cairn will read them from the server itself over SSH (not built yet)",
     });
-    this.servers = new IonosServers(client, new IonosDatacenters(client, pollMs), pollMs, (region, size) => this.catalog.checkPlacement(region, size));
+    this.servers = new IonosServers(client, datacenters, pollMs, (region, size) => this.catalog.checkPlacement(region, size));
   }
 
   power(externalId: string, action: PowerAction, options: CallOptions = {}): Promise<ServerObserved> {

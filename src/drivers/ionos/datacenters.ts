@@ -130,3 +130,19 @@ export class IonosDatacenters {
     return id;
   }
 }
+
+const shared = new Map<string, IonosDatacenters>();
+
+/**
+ * The one IonosDatacenters of an account at an endpoint (`account`, as its rate budget is keyed),
+ * shared by its cloud driver and its managed databases: a server and a database created at once
+ * in a new location must find or make one data center between them, not one each.
+ */
+export function sharedDatacenters(account: string, client: VendorHttpClient, pollMs = 500): IonosDatacenters {
+  let datacenters = shared.get(account);
+  if (!datacenters) {
+    datacenters = new IonosDatacenters(client, pollMs);
+    shared.set(account, datacenters);
+  }
+  return datacenters;
+}

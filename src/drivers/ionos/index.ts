@@ -15,6 +15,7 @@ import { checkedEndpoint } from '../kit/endpoint.js';
 import { sharedBudget } from '../kit/rate-budget.js';
 import { VendorHttpClient, type VendorErrorText } from '../kit/vendor-http.js';
 import { IonosCloudDriver } from './cloud-driver.js';
+import { sharedDatacenters } from './datacenters.js';
 import { IonosManagedDatabaseDriver } from './managed-databases.js';
 
 export const IONOS_API = 'https://api.ionos.com/cloudapi/v6';
@@ -57,7 +58,7 @@ export function databaseApiBase(cloudBase: string, engine: 'postgresql' | 'mongo
  * A client of the Cloud API (or, given `api`, of one of the DBaaS APIs); every client of one
  * account and endpoint shares one rate budget, since IONOS's limits are the contract's, not an API's.
  */
-export function ionosClient(config: DriverConfig, api?: 'postgresql' | 'mongodb'): { client: VendorHttpClient; baseUrl: string } {
+export function ionosClient(config: DriverConfig, api?: 'postgresql' | 'mongodb'): { client: VendorHttpClient; baseUrl: string; account: string } {
   const { header, identity } = ionosAuthorization(config);
   const cloudBase = checkedEndpoint(config.providerName, config.spec.endpoint) ?? IONOS_API;
   const baseUrl = api === undefined ? cloudBase : databaseApiBase(cloudBase, api);
@@ -67,7 +68,7 @@ export function ionosClient(config: DriverConfig, api?: 'postgresql' | 'mongodb'
     authorize: () => ({ authorization: header }),
     budget: sharedBudget(`ionos ${cloudBase} ${fingerprint}`, { perHour: 7_200, burst: 50 }),
   });
-  return { client, baseUrl };
+  return { client, baseUrl, account: `ionos ${cloudBase} ${fingerprint}` };
 }
 
 export const ionosVendor: Vendor = {
@@ -80,8 +81,8 @@ export const ionosVendor: Vendor = {
   ],
   // eslint-disable-next-line @typescript-eslint/require-await -- a refusal (missing credentials, bad endpoint) is a rejected promise, as for every vendor
   async createCloudDriver(config: DriverConfig): Promise<CloudDriver> {
-    const { client, baseUrl } = ionosClient(config);
-    return new IonosCloudDriver(client, baseUrl);
+    const { client, baseUrl, account } = ionosClient(config);
+    return new IonosCloudDriver(client, baseUrl, sharedDatacenters(account, client));
   },
   createRuntimeDriver(config: DriverConfig): Promise<RuntimeDriver> {
     return Promise.reject(new UnsupportedError(`Provider/${config.providerName}: databases on IONOS servers and apps need cairn to reach the server over SSH, which is not built yet (managed PostgreSQL is: a Database with managed: true)`));
@@ -89,6 +90,7 @@ export const ionosVendor: Vendor = {
   managedDatabaseEngines: ['postgresql'],
   // eslint-disable-next-line @typescript-eslint/require-await -- a refusal (missing credentials, bad endpoint) is a rejected promise
   async createManagedDatabases(config: DriverConfig): Promise<ManagedDatabaseDriver> {
-    return new IonosManagedDatabaseDriver({ cloud: ionosClient(config).client, postgresql: ionosClient(config, 'postgresql').client });
+    const cloud = ionosClient(config);
+    return new IonosManagedDatabaseDriver({ postgresql: ionosClient(config, 'postgresql').client, datacenters: sharedDatacenters(cloud.account, cloud.client) });
   },
 };

@@ -5,15 +5,15 @@
  */
 import type { ManagedDatabaseDriver } from '../contract.js';
 import type { VendorHttpClient } from '../kit/vendor-http.js';
-import { IonosDatacenters } from './datacenters.js';
+import type { IonosDatacenters } from './datacenters.js';
 import { IonosPostgresClusters } from './postgres-clusters.js';
 
 export class IonosManagedDatabaseDriver implements ManagedDatabaseDriver {
   readonly vendor = 'ionos';
   readonly databases: IonosPostgresClusters;
 
-  constructor(clients: { cloud: VendorHttpClient; postgresql: VendorHttpClient }, pollMs = 1000) {
-    this.databases = new IonosPostgresClusters(clients.postgresql, new IonosDatacenters(clients.cloud, pollMs), pollMs);
+  constructor(parts: { postgresql: VendorHttpClient; datacenters: IonosDatacenters }, pollMs = 1000) {
+    this.databases = new IonosPostgresClusters(parts.postgresql, parts.datacenters, pollMs);
   }
 
   close(): Promise<void> {
