@@ -32,16 +32,20 @@ export function datacenterName(location: string): string {
   return `${PREFIX}${location}`;
 }
 
-export class IonosDatacenters {
-  private known: Promise<CairnDatacenter[]> | undefined;
+/** What the drivers of one account know of its data centers, and what they are making. */
+class DatacenterState {
+  known: Promise<CairnDatacenter[]> | undefined;
   /** LANs found or being made, by `<data center id> <kind>`. */
-  private readonly lans = new Map<string, Promise<number>>();
+  readonly lans = new Map<string, Promise<number>>();
   /** Data centers being found or made, by location: creates running at once in one location make one. */
-  private readonly ensuring = new Map<string, Promise<CairnDatacenter>>();
+  readonly ensuring = new Map<string, Promise<CairnDatacenter>>();
+}
 
+export class IonosDatacenters {
   constructor(
     private readonly client: VendorHttpClient,
     private readonly pollMs: number,
+    private readonly state: DatacenterState = new DatacenterState(),
   ) {}
 
   /** Every offset page of a list below `path` (items read at `depth`). */
@@ -57,7 +61,7 @@ export class IonosDatacenters {
 
   /** cairn's data centers (named `cairn-<location>`); read again when `fresh`. */
   all(options: CallOptions = {}, fresh = false): Promise<CairnDatacenter[]> {
-    if (!this.known || fresh) {
+    if (!this.state.known || fresh) {
       const loading = this.list('/datacenters', 1, 'list data centers', options.signal).then((items) =>
         items.flatMap((dc) => {
           const properties = dc.object('properties');
@@ -66,12 +70,12 @@ export class IonosDatacenters {
           return name === datacenterName(location) ? [{ id: dc.string('id'), location }] : [];
         }),
       );
-      this.known = loading;
+      this.state.known = loading;
       loading.catch(() => {
-        if (this.known === loading) this.known = undefined;
+        if (this.state.known === loading) this.state.known = undefined;
       });
     }
-    return this.known;
+    return this.state.known;
   }
 
   /** The location of cairn's data center `id`, or undefined when it is not one of cairn's. */
@@ -82,10 +86,10 @@ export class IonosDatacenters {
 
   /** cairn's data center in `location` with its public (or, for managed databases, private) LAN, made when missing. */
   async ensure(location: string, options: CallOptions = {}, kind: LanKind = 'public'): Promise<{ datacenter: CairnDatacenter; lan: number }> {
-    let ensuring = this.ensuring.get(location);
+    let ensuring = this.state.ensuring.get(location);
     if (!ensuring) {
-      ensuring = this.findOrCreate(location, options).finally(() => this.ensuring.delete(location));
-      this.ensuring.set(location, ensuring);
+      ensuring = this.findOrCreate(location, options).finally(() => this.state.ensuring.delete(location));
+      this.state.ensuring.set(location, ensuring);
     }
     const datacenter = await ensuring;
     return { datacenter, lan: await this.lanOf(datacenter, kind, options) };
@@ -98,18 +102,18 @@ export class IonosDatacenters {
       const answer = await this.client.call({ method: 'POST', path: '/datacenters', body: { properties: { name: datacenterName(location), location, description: 'servers made by cairn' } }, doing, signal: options.signal });
       datacenter = { id: WireReader.of(answer.body, `ionos: ${doing}`).string('id'), location };
       await followRequest(this.client, answer, doing, this.pollMs, options.signal);
-      this.known = undefined;
+      this.state.known = undefined;
     }
     return datacenter;
   }
 
   private lanOf(datacenter: CairnDatacenter, kind: LanKind, options: CallOptions): Promise<number> {
     const key = `${datacenter.id} ${kind}`;
-    let lan = this.lans.get(key);
+    let lan = this.state.lans.get(key);
     if (!lan) {
       lan = this.findOrCreateLan(datacenter, kind, options);
-      this.lans.set(key, lan);
-      lan.catch(() => this.lans.delete(key));
+      this.state.lans.set(key, lan);
+      lan.catch(() => this.state.lans.delete(key));
     }
     return lan;
   }
@@ -131,18 +135,18 @@ export class IonosDatacenters {
   }
 }
 
-const shared = new Map<string, IonosDatacenters>();
+const shared = new Map<string, DatacenterState>();
 
 /**
- * The one IonosDatacenters of an account at an endpoint (`account`, as its rate budget is keyed),
- * shared by its cloud driver and its managed databases: a server and a database created at once
- * in a new location must find or make one data center between them, not one each.
+ * Data centers through `client`, sharing what is known and being made with every other driver of
+ * the account at that endpoint (`account`, as its rate budget is keyed): a server and a database
+ * created at once in a new location find or make one data center between them, not one each.
  */
 export function sharedDatacenters(account: string, client: VendorHttpClient, pollMs = 500): IonosDatacenters {
-  let datacenters = shared.get(account);
-  if (!datacenters) {
-    datacenters = new IonosDatacenters(client, pollMs);
-    shared.set(account, datacenters);
+  let state = shared.get(account);
+  if (!state) {
+    state = new DatacenterState();
+    shared.set(account, state);
   }
-  return datacenters;
+  return new IonosDatacenters(client, pollMs, state);
 }
