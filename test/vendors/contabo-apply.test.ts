@@ -5,42 +5,23 @@
  * the server must be replaced (Contabo cannot resize in place) and changes nothing, and a delete
  * cancels every instance (they run on at Contabo until their term ends).
  */
-import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { REPO_ROOT, runCairn } from '../support/cairn-process.js';
-import { startContaboDouble, type ContaboDouble } from '../doubles/contabo.js';
+import { describe, expect, it } from 'vitest';
+import { vendorApplySetup } from '../support/vendor-apply.js';
+import { startContaboDouble } from '../doubles/contabo.js';
 
-const root = mkdtempSync(join(tmpdir(), 'cairn-contabo-apply-'));
-const dir = join(root, 'manifests');
-const dataDir = join(root, 'state');
 const SECRET = 'contabo-apply-secret';
 const CREDENTIALS = JSON.stringify({ client_id: 'cairn-client', client_secret: SECRET, api_user: 'ops@example.com', api_password: 'api-password' });
-let double: ContaboDouble;
-
-function apply(...args: string[]): ReturnType<typeof runCairn> {
-  return runCairn([...args, '--data-dir', dataDir], { env: { CONTABO_CREDENTIALS: CREDENTIALS, CAIRN_POLL_MS: '100' }, timeoutMs: 120_000 });
-}
-
-beforeAll(async () => {
-  double = await startContaboDouble({ token: SECRET, actionMs: 100 });
-  cpSync(join(REPO_ROOT, 'examples', 'vendors', 'contabo'), dir, { recursive: true });
-  const provider = join(dir, 'provider.yaml');
-  writeFileSync(provider, `${readFileSync(provider, 'utf8')}  endpoint: ${double.url}\n`);
-});
-afterAll(async () => {
-  expect(double.violations, 'requests or answers outside Contabo’s document').toEqual([]);
-  await double.stop();
-  rmSync(root, { recursive: true, force: true });
-});
+const setup = vendorApplySetup({ example: 'contabo', title: 'Contabo', env: { CONTABO_CREDENTIALS: CREDENTIALS }, start: () => startContaboDouble({ token: SECRET, actionMs: 100 }) });
+const { dir, apply } = setup;
 
 describe('examples/vendors/contabo', () => {
   it('applies and converges: three instances at Contabo, each carrying its key in its display name', async () => {
     const result = await apply('apply', '-f', dir, '--auto-approve', '--wait');
     expect(result.code, result.stdout + result.stderr).toBe(0);
     expect(result.stdout).toContain('Apply complete: 4 ready.');
-    const instances = double.instances();
+    const instances = setup.double.instances();
     expect(instances.map((i) => `${i.displayName.replace(/ \[.*/, '')}:${i.region}:${i.productId}:${i.status}`).sort()).toEqual(['web-eu-1:EU:V91:running', 'web-eu-2:EU:V91:running', 'web-us:US-east:V92:running']);
     expect(instances.every((i) => /^web-[a-z0-9-]+ \[cairn-key=cairn-[0-9a-f-]+\]$/.test(i.displayName))).toBe(true);
   });
@@ -51,14 +32,14 @@ describe('examples/vendors/contabo', () => {
     const refused = await apply('apply', '-f', dir, '--auto-approve', '--wait', '--timeout', '20s');
     expect(refused.code).toBe(1);
     expect(refused.stdout + refused.stderr).toContain("Contabo cannot change an instance's product in place");
-    expect(double.instances().map((i) => i.productId).sort()).toEqual(['V91', 'V91', 'V92']);
+    expect(setup.double.instances().map((i) => i.productId).sort()).toEqual(['V91', 'V91', 'V92']);
     writeFileSync(servers, readFileSync(servers, 'utf8').replace('size: V94', 'size: V92'));
   });
 
   it('deletes by cancelling: cairn holds nothing, Contabo runs the instances to the end of their term', async () => {
     const result = await apply('delete', '-f', join(dir, 'servers.yaml'), '--auto-approve', '--wait');
     expect(result.code, result.stdout + result.stderr).toBe(0);
-    expect(double.instances().map((i) => i.cancelled)).toEqual([true, true, true]);
-    expect(double.calls.filter((c) => c.operationId === 'cancelInstance')).toHaveLength(3);
+    expect(setup.double.instances().map((i) => i.cancelled)).toEqual([true, true, true]);
+    expect(setup.double.calls.filter((c) => c.operationId === 'cancelInstance')).toHaveLength(3);
   });
 });

@@ -5,44 +5,25 @@
  * lacks is refused naming the valid ones, and a delete (the database's with
  * cairn.dev/skip-final-backup) leaves nothing at the vendor.
  */
-import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { REPO_ROOT, runCairn } from '../support/cairn-process.js';
-import { startDigitalOceanDouble, type DigitalOceanDouble } from '../doubles/digitalocean.js';
+import { describe, expect, it } from 'vitest';
+import { vendorApplySetup } from '../support/vendor-apply.js';
+import { startDigitalOceanDouble } from '../doubles/digitalocean.js';
 
-const root = mkdtempSync(join(tmpdir(), 'cairn-digitalocean-apply-'));
-const dir = join(root, 'manifests');
-const dataDir = join(root, 'state');
 const TOKEN = 'digitalocean-apply-token';
-let double: DigitalOceanDouble;
-
-function apply(...args: string[]): ReturnType<typeof runCairn> {
-  return runCairn([...args, '--data-dir', dataDir], { env: { DIGITALOCEAN_TOKEN: TOKEN, CAIRN_POLL_MS: '100' }, timeoutMs: 120_000 });
-}
-
-beforeAll(async () => {
-  double = await startDigitalOceanDouble({ token: TOKEN, actionMs: 100 });
-  cpSync(join(REPO_ROOT, 'examples', 'vendors', 'digitalocean'), dir, { recursive: true });
-  const provider = join(dir, 'provider.yaml');
-  writeFileSync(provider, `${readFileSync(provider, 'utf8')}  endpoint: ${double.url}\n`);
-});
-afterAll(async () => {
-  expect(double.violations, 'requests or answers outside DigitalOcean’s document').toEqual([]);
-  await double.stop();
-  rmSync(root, { recursive: true, force: true });
-});
+const setup = vendorApplySetup({ example: 'digitalocean', title: 'DigitalOcean', env: { DIGITALOCEAN_TOKEN: TOKEN }, start: () => startDigitalOceanDouble({ token: TOKEN, actionMs: 100 }) });
+const { dir, apply } = setup;
 
 describe('examples/vendors/digitalocean', () => {
   it('applies and converges: three droplets and a managed PostgreSQL at DigitalOcean, each tagged with its key', async () => {
     const result = await apply('apply', '-f', dir, '--auto-approve', '--wait');
     expect(result.code, result.stdout + result.stderr).toBe(0);
     expect(result.stdout).toContain('Apply complete: 5 ready.');
-    const droplets = double.droplets();
+    const droplets = setup.double.droplets();
     expect(droplets.map((s) => `${s.name}:${s.region}:${s.size}:${s.status}`).sort()).toEqual(['web-ams:ams3:s-1vcpu-1gb:active', 'web-fra:fra1:s-1vcpu-1gb:active', 'web-nyc:nyc3:s-2vcpu-2gb:active']);
     expect(droplets.every((s) => s.tags.some((t) => t.startsWith('cairn-key:cairn-')) && s.tags.includes('managed-by:cairn'))).toBe(true);
-    expect(double.clusters().map((c) => `${c.name}:${c.engine}:${c.version}:${c.region}:${c.size}:${c.status}`)).toEqual(['orders-db:pg:16:fra1:db-s-1vcpu-1gb:online']);
+    expect(setup.double.clusters().map((c) => `${c.name}:${c.engine}:${c.version}:${c.region}:${c.size}:${c.status}`)).toEqual(['orders-db:pg:16:fra1:db-s-1vcpu-1gb:online']);
   });
 
   it('resizes in place, and refuses a size DigitalOcean lacks, naming the valid ones', async () => {
@@ -50,14 +31,14 @@ describe('examples/vendors/digitalocean', () => {
     writeFileSync(servers, readFileSync(servers, 'utf8').replace('size: s-1vcpu-1gb', 'size: s-2vcpu-4gb'));
     const resized = await apply('apply', '-f', dir, '--auto-approve', '--wait');
     expect(resized.code, resized.stdout + resized.stderr).toBe(0);
-    expect(double.droplets().map((s) => `${s.name}:${s.size}:${s.status}`).sort()).toEqual(['web-ams:s-1vcpu-1gb:active', 'web-fra:s-2vcpu-4gb:active', 'web-nyc:s-2vcpu-2gb:active']);
+    expect(setup.double.droplets().map((s) => `${s.name}:${s.size}:${s.status}`).sort()).toEqual(['web-ams:s-1vcpu-1gb:active', 'web-fra:s-2vcpu-4gb:active', 'web-nyc:s-2vcpu-2gb:active']);
 
     writeFileSync(servers, readFileSync(servers, 'utf8').replace('size: s-2vcpu-2gb', 'size: s-99vcpu'));
     const refused = await apply('apply', '-f', dir, '--auto-approve', '--wait', '--timeout', '20s');
     expect(refused.code).toBe(1);
     expect(refused.stdout + refused.stderr).toContain('digitalocean: size "s-99vcpu" is not offered in nyc3; sizes there: s-1vcpu-1gb, s-1vcpu-2gb, s-2vcpu-2gb, s-2vcpu-4gb, s-4vcpu-8gb, c-2, g-2vcpu-8gb');
-    expect(double.droplets().find((s) => s.name === 'web-nyc')?.status, 'not powered off for a resize that cannot be made').toBe('active');
-    expect(double.droplets()).toHaveLength(3);
+    expect(setup.double.droplets().find((s) => s.name === 'web-nyc')?.status, 'not powered off for a resize that cannot be made').toBe('active');
+    expect(setup.double.droplets()).toHaveLength(3);
   });
 
   it('deletes what it made: nothing left at the vendor (the managed database without a final backup, which DigitalOcean cannot take on demand)', async () => {
@@ -67,7 +48,7 @@ describe('examples/vendors/digitalocean', () => {
     expect(annotated.code, annotated.stdout + annotated.stderr).toBe(0);
     const result = await apply('delete', '-f', join(dir, 'servers.yaml'), database, '--auto-approve', '--wait');
     expect(result.code, result.stdout + result.stderr).toBe(0);
-    expect(double.droplets()).toEqual([]);
-    expect(double.clusters()).toEqual([]);
+    expect(setup.double.droplets()).toEqual([]);
+    expect(setup.double.clusters()).toEqual([]);
   });
 });

@@ -4,41 +4,22 @@
  * in place, a size Hetzner lacks is refused naming the valid ones, and a delete leaves nothing
  * at the vendor.
  */
-import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { REPO_ROOT, runCairn } from '../support/cairn-process.js';
-import { startHetznerDouble, type HetznerDouble } from '../doubles/hetzner.js';
+import { describe, expect, it } from 'vitest';
+import { vendorApplySetup } from '../support/vendor-apply.js';
+import { startHetznerDouble } from '../doubles/hetzner.js';
 
-const root = mkdtempSync(join(tmpdir(), 'cairn-hetzner-apply-'));
-const dir = join(root, 'manifests');
-const dataDir = join(root, 'state');
 const TOKEN = 'hetzner-apply-token';
-let double: HetznerDouble;
-
-function apply(...args: string[]): ReturnType<typeof runCairn> {
-  return runCairn([...args, '--data-dir', dataDir], { env: { HCLOUD_TOKEN: TOKEN, CAIRN_POLL_MS: '100' }, timeoutMs: 120_000 });
-}
-
-beforeAll(async () => {
-  double = await startHetznerDouble({ token: TOKEN, actionMs: 100 });
-  cpSync(join(REPO_ROOT, 'examples', 'vendors', 'hetzner'), dir, { recursive: true });
-  const provider = join(dir, 'provider.yaml');
-  writeFileSync(provider, `${readFileSync(provider, 'utf8')}  endpoint: ${double.url}\n`);
-});
-afterAll(async () => {
-  expect(double.violations, 'requests or answers outside Hetzner’s document').toEqual([]);
-  await double.stop();
-  rmSync(root, { recursive: true, force: true });
-});
+const setup = vendorApplySetup({ example: 'hetzner', title: 'Hetzner', env: { HCLOUD_TOKEN: TOKEN }, start: () => startHetznerDouble({ token: TOKEN, actionMs: 100 }) });
+const { dir, apply } = setup;
 
 describe('examples/vendors/hetzner', () => {
   it('applies and converges: three servers at Hetzner, each labelled with its key, one with its user data', async () => {
     const result = await apply('apply', '-f', dir, '--auto-approve', '--wait');
     expect(result.code, result.stdout + result.stderr).toBe(0);
     expect(result.stdout).toContain('Apply complete: 4 ready.');
-    const servers = double.servers();
+    const servers = setup.double.servers();
     expect(servers.map((s) => `${s.name}:${s.location}:${s.type}:${s.status}`).sort()).toEqual(['web-ash:ash:cpx11:running', 'web-fsn:fsn1:cx22:running', 'web-nbg:nbg1:cx22:running']);
     expect(servers.every((s) => s.labels['cairn-key']?.startsWith('cairn-'))).toBe(true);
     expect(servers.find((s) => s.name === 'web-fsn')?.userData, 'spec.userData reaches the vendor').toBe('#cloud-config\npackages: [nginx]\n');
@@ -49,19 +30,19 @@ describe('examples/vendors/hetzner', () => {
     writeFileSync(servers, readFileSync(servers, 'utf8').replace('size: cx22', 'size: cx32'));
     const resized = await apply('apply', '-f', dir, '--auto-approve', '--wait');
     expect(resized.code, resized.stdout + resized.stderr).toBe(0);
-    expect(double.servers().map((s) => `${s.name}:${s.type}`).sort()).toEqual(['web-ash:cpx11', 'web-fsn:cx32', 'web-nbg:cx22']);
+    expect(setup.double.servers().map((s) => `${s.name}:${s.type}`).sort()).toEqual(['web-ash:cpx11', 'web-fsn:cx32', 'web-nbg:cx22']);
 
     writeFileSync(servers, readFileSync(servers, 'utf8').replace('size: cpx11', 'size: cx99'));
     const refused = await apply('apply', '-f', dir, '--auto-approve', '--wait', '--timeout', '20s');
     expect(refused.code).toBe(1);
     expect(refused.stdout + refused.stderr).toContain('hetzner: size "cx99" is not offered in ash; sizes there: cpx11, cpx21, cpx31');
-    expect(double.servers().find((s) => s.name === 'web-ash')?.status, 'not powered off for a resize that cannot be made').toBe('running');
-    expect(double.servers()).toHaveLength(3);
+    expect(setup.double.servers().find((s) => s.name === 'web-ash')?.status, 'not powered off for a resize that cannot be made').toBe('running');
+    expect(setup.double.servers()).toHaveLength(3);
   });
 
   it('deletes what it made: nothing left at the vendor', async () => {
     const result = await apply('delete', '-f', join(dir, 'servers.yaml'), '--auto-approve', '--wait');
     expect(result.code, result.stdout + result.stderr).toBe(0);
-    expect(double.servers()).toEqual([]);
+    expect(setup.double.servers()).toEqual([]);
   });
 });

@@ -7,50 +7,31 @@
  * (the database's with cairn.dev/skip-final-backup) leaves nothing at the vendor, boot volumes
  * included.
  */
-import { cpSync, existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { REPO_ROOT, runCairn } from '../support/cairn-process.js';
-import { startIonosDouble, type IonosDouble } from '../doubles/ionos.js';
+import { describe, expect, it } from 'vitest';
+import { vendorApplySetup } from '../support/vendor-apply.js';
+import { startIonosDouble } from '../doubles/ionos.js';
 
-const root = mkdtempSync(join(tmpdir(), 'cairn-ionos-apply-'));
-const dir = join(root, 'manifests');
-const dataDir = join(root, 'state');
 const TOKEN = 'ionos-apply-token';
-let double: IonosDouble;
-
-function apply(...args: string[]): ReturnType<typeof runCairn> {
-  return runCairn([...args, '--data-dir', dataDir], { env: { IONOS_TOKEN: TOKEN, CAIRN_POLL_MS: '100' }, timeoutMs: 120_000 });
-}
-
-beforeAll(async () => {
-  double = await startIonosDouble({ token: TOKEN, actionMs: 100 });
-  cpSync(join(REPO_ROOT, 'examples', 'vendors', 'ionos'), dir, { recursive: true });
-  const provider = join(dir, 'provider.yaml');
-  writeFileSync(provider, `${readFileSync(provider, 'utf8')}  endpoint: ${double.url}\n`);
-}, 60_000);
-afterAll(async () => {
-  expect(double.violations, 'requests or answers outside IONOS’s document').toEqual([]);
-  await double.stop();
-  rmSync(root, { recursive: true, force: true });
-});
+const setup = vendorApplySetup({ example: 'ionos', title: 'IONOS', env: { IONOS_TOKEN: TOKEN }, start: () => startIonosDouble({ token: TOKEN, actionMs: 100 }) });
+const { dir, apply } = setup;
 
 describe('examples/vendors/ionos', () => {
   it('applies and converges: three servers and a managed PostgreSQL, one data center per location, no image password kept by cairn', async () => {
     const result = await apply('apply', '-f', dir, '--auto-approve', '--wait');
     expect(result.code, result.stdout + result.stderr).toBe(0);
     expect(result.stdout).toContain('Apply complete: 5 ready.');
-    expect(double.postgresClusters().map((c) => `${c.displayName.replace(/ \[cairn-key=.*\]$/, '')}:${c.postgresVersion}:${c.location}:${c.cores}/${c.ram}:${c.state}:${c.connection.cidr}`)).toEqual([
+    expect(setup.double.postgresClusters().map((c) => `${c.displayName.replace(/ \[cairn-key=.*\]$/, '')}:${c.postgresVersion}:${c.location}:${c.cores}/${c.ram}:${c.state}:${c.connection.cidr}`)).toEqual([
       'orders-db:16:de/fra:2/4096:AVAILABLE:192.168.240.10/24',
     ]);
-    const servers = double.servers();
+    const servers = setup.double.servers();
     expect(servers.map((s) => `${s.name.replace(/ \[cairn-key=.*\]$/, '')}:${s.location}:${s.cores}/${s.ram}:${s.vmState}:${s.volume.imageAlias}`).sort()).toEqual([
       'web-fra:de/fra:1/2048:RUNNING:debian:12', 'web-lhr:gb/lhr:2/4096:RUNNING:debian:12', 'web-txl:de/txl:1/2048:RUNNING:debian:12',
     ]);
     expect(servers.every((s) => / \[cairn-key=.+\]$/.test(s.name))).toBe(true);
-    expect(double.datacenters().map((dc) => dc.name).sort()).toEqual(['cairn-de/fra', 'cairn-de/txl', 'cairn-gb/lhr']);
-    const stored = ['cairn.db', 'cairn.db-wal'].map((f) => join(dataDir, f)).filter(existsSync).map((f) => readFileSync(f).toString('latin1')).join('');
+    expect(setup.double.datacenters().map((dc) => dc.name).sort()).toEqual(['cairn-de/fra', 'cairn-de/txl', 'cairn-gb/lhr']);
+    const stored = ['cairn.db', 'cairn.db-wal'].map((f) => join(setup.dataDir, f)).filter(existsSync).map((f) => readFileSync(f).toString('latin1')).join('');
     expect(stored.length).toBeGreaterThan(0);
     for (const s of servers) expect(stored.includes(s.volume.imagePassword), `image password of ${s.name} in cairn's store`).toBe(false);
   });
@@ -60,14 +41,14 @@ describe('examples/vendors/ionos', () => {
     writeFileSync(servers, readFileSync(servers, 'utf8').replace('region: de/fra\n  size: e-1c-2gb', 'region: de/fra\n  size: e-2c-8gb'));
     const resized = await apply('apply', '-f', dir, '--auto-approve', '--wait');
     expect(resized.code, resized.stdout + resized.stderr).toBe(0);
-    expect(double.servers().map((s) => `${s.location}:${s.cores}/${s.ram}:${s.vmState}`).sort()).toEqual(['de/fra:2/8192:RUNNING', 'de/txl:1/2048:RUNNING', 'gb/lhr:2/4096:RUNNING']);
+    expect(setup.double.servers().map((s) => `${s.location}:${s.cores}/${s.ram}:${s.vmState}`).sort()).toEqual(['de/fra:2/8192:RUNNING', 'de/txl:1/2048:RUNNING', 'gb/lhr:2/4096:RUNNING']);
 
     writeFileSync(servers, readFileSync(servers, 'utf8').replace('size: e-2c-4gb', 'size: e-99c-1tb'));
     const refused = await apply('apply', '-f', dir, '--auto-approve', '--wait', '--timeout', '20s');
     expect(refused.code).toBe(1);
     expect(refused.stdout + refused.stderr).toContain('ionos: size "e-99c-1tb" is not offered in gb/lhr; sizes there: e-1c-2gb, e-2c-4gb, e-2c-8gb, e-4c-8gb, e-4c-16gb, e-8c-32gb');
-    expect(double.calls.filter((c) => c.operationId === 'datacentersServersPatch'), 'only the one resize that could be made was sent').toHaveLength(1);
-    expect(double.servers()).toHaveLength(3);
+    expect(setup.double.calls.filter((c) => c.operationId === 'datacentersServersPatch'), 'only the one resize that could be made was sent').toHaveLength(1);
+    expect(setup.double.servers()).toHaveLength(3);
   });
 
   it('deletes what it made: nothing left at the vendor (the managed database without a final backup, which IONOS cannot take on demand)', async () => {
@@ -77,8 +58,8 @@ describe('examples/vendors/ionos', () => {
     expect(annotated.code, annotated.stdout + annotated.stderr).toBe(0);
     const result = await apply('delete', '-f', join(dir, 'servers.yaml'), database, '--auto-approve', '--wait');
     expect(result.code, result.stdout + result.stderr).toBe(0);
-    expect(double.servers()).toEqual([]);
-    expect(double.postgresClusters()).toEqual([]);
-    expect(double.orphanVolumes()).toEqual([]);
+    expect(setup.double.servers()).toEqual([]);
+    expect(setup.double.postgresClusters()).toEqual([]);
+    expect(setup.double.orphanVolumes()).toEqual([]);
   });
 });

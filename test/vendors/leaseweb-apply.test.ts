@@ -4,39 +4,20 @@
  * in their reference, a resize to a larger type is made in place, one to a smaller type is
  * refused before it is sent (Leaseweb only upgrades in place), and a delete terminates them all.
  */
-import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { readReference } from '../../src/drivers/leaseweb/reference.js';
-import { REPO_ROOT, runCairn } from '../support/cairn-process.js';
-import { startLeasewebDouble, type LeasewebDouble } from '../doubles/leaseweb.js';
+import { vendorApplySetup } from '../support/vendor-apply.js';
+import { startLeasewebDouble } from '../doubles/leaseweb.js';
 
-const root = mkdtempSync(join(tmpdir(), 'cairn-leaseweb-apply-'));
-const dir = join(root, 'manifests');
-const dataDir = join(root, 'state');
 const KEY = 'leaseweb-apply-key';
-let double: LeasewebDouble;
-
-function apply(...args: string[]): ReturnType<typeof runCairn> {
-  return runCairn([...args, '--data-dir', dataDir], { env: { LEASEWEB_API_KEY: KEY, CAIRN_POLL_MS: '100' }, timeoutMs: 120_000 });
-}
+const setup = vendorApplySetup({ example: 'leaseweb', title: 'Leaseweb', env: { LEASEWEB_API_KEY: KEY }, start: () => startLeasewebDouble({ token: KEY, actionMs: 100 }) });
+const { dir, apply } = setup;
 
 function held(): string[] {
-  return double.instances().filter((i) => i.state !== 'DESTROYED' && i.state !== 'DESTROYING').map((i) => `${readReference(i.reference).name}:${i.region}:${i.type}:${i.state}:${i.imageId}`).sort();
+  return setup.double.instances().filter((i) => i.state !== 'DESTROYED' && i.state !== 'DESTROYING').map((i) => `${readReference(i.reference).name}:${i.region}:${i.type}:${i.state}:${i.imageId}`).sort();
 }
-
-beforeAll(async () => {
-  double = await startLeasewebDouble({ token: KEY, actionMs: 100 });
-  cpSync(join(REPO_ROOT, 'examples', 'vendors', 'leaseweb'), dir, { recursive: true });
-  const provider = join(dir, 'provider.yaml');
-  writeFileSync(provider, `${readFileSync(provider, 'utf8')}  endpoint: ${double.url}\n`);
-});
-afterAll(async () => {
-  expect(double.violations, 'requests or answers outside Leaseweb’s document').toEqual([]);
-  await double.stop();
-  rmSync(root, { recursive: true, force: true });
-});
 
 describe('examples/vendors/leaseweb', () => {
   it('applies and converges: three hourly instances, each with its name and key in the reference', async () => {
@@ -44,7 +25,7 @@ describe('examples/vendors/leaseweb', () => {
     expect(result.code, result.stdout + result.stderr).toBe(0);
     expect(result.stdout).toContain('Apply complete: 4 ready.');
     expect(held()).toEqual(['web-ams:eu-west-3:lsw.m3.large:RUNNING:DEBIAN_12_64BIT', 'web-fra:eu-central-1:lsw.m3.large:RUNNING:DEBIAN_12_64BIT', 'web-iad:us-east-1:lsw.c3.large:RUNNING:DEBIAN_12_64BIT']);
-    expect(double.instances().every((i) => readReference(i.reference).key?.startsWith('cairn-') && i.contract.type === 'HOURLY')).toBe(true);
+    expect(setup.double.instances().every((i) => readReference(i.reference).key?.startsWith('cairn-') && i.contract.type === 'HOURLY')).toBe(true);
   });
 
   it('resizes to a larger type in place, and refuses a smaller one before sending it', async () => {
@@ -58,7 +39,7 @@ describe('examples/vendors/leaseweb', () => {
     const refused = await apply('apply', '-f', dir, '--auto-approve', '--wait', '--timeout', '20s');
     expect(refused.code).toBe(1);
     expect(refused.stdout + refused.stderr).toContain('Leaseweb changes an instance only to the types it lists for it');
-    expect(double.calls.filter((c) => c.operationId === 'updateInstance'), 'only the upgrade was sent').toHaveLength(1);
+    expect(setup.double.calls.filter((c) => c.operationId === 'updateInstance'), 'only the upgrade was sent').toHaveLength(1);
     expect(held()).toHaveLength(3);
   });
 

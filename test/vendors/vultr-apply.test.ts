@@ -4,41 +4,22 @@
  * in place (a new plan on the running instance), a plan Vultr lacks is refused naming the valid
  * ones, and a delete leaves nothing at the vendor.
  */
-import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { REPO_ROOT, runCairn } from '../support/cairn-process.js';
-import { startVultrDouble, type VultrDouble } from '../doubles/vultr.js';
+import { describe, expect, it } from 'vitest';
+import { vendorApplySetup } from '../support/vendor-apply.js';
+import { startVultrDouble } from '../doubles/vultr.js';
 
-const root = mkdtempSync(join(tmpdir(), 'cairn-vultr-apply-'));
-const dir = join(root, 'manifests');
-const dataDir = join(root, 'state');
 const TOKEN = 'vultr-apply-token';
-let double: VultrDouble;
-
-function apply(...args: string[]): ReturnType<typeof runCairn> {
-  return runCairn([...args, '--data-dir', dataDir], { env: { VULTR_API_KEY: TOKEN, CAIRN_POLL_MS: '100' }, timeoutMs: 120_000 });
-}
-
-beforeAll(async () => {
-  double = await startVultrDouble({ token: TOKEN, actionMs: 100 });
-  cpSync(join(REPO_ROOT, 'examples', 'vendors', 'vultr'), dir, { recursive: true });
-  const provider = join(dir, 'provider.yaml');
-  writeFileSync(provider, `${readFileSync(provider, 'utf8')}  endpoint: ${double.url}\n`);
-});
-afterAll(async () => {
-  expect(double.violations, 'requests or answers outside Vultr’s document').toEqual([]);
-  await double.stop();
-  rmSync(root, { recursive: true, force: true });
-});
+const setup = vendorApplySetup({ example: 'vultr', title: 'Vultr', env: { VULTR_API_KEY: TOKEN }, start: () => startVultrDouble({ token: TOKEN, actionMs: 100 }) });
+const { dir, apply } = setup;
 
 describe('examples/vendors/vultr', () => {
   it('applies and converges: three instances at Vultr, each tagged with its key', async () => {
     const result = await apply('apply', '-f', dir, '--auto-approve', '--wait');
     expect(result.code, result.stdout + result.stderr).toBe(0);
     expect(result.stdout).toContain('Apply complete: 4 ready.');
-    const instances = double.instances();
+    const instances = setup.double.instances();
     expect(instances.map((s) => `${s.label}:${s.region}:${s.plan}:${s.status}:${s.osId}`).sort()).toEqual([
       'web-ams:ams:vc2-1c-1gb:active:2136', 'web-ewr:ewr:vc2-1c-2gb:active:2136', 'web-fra:fra:vc2-1c-1gb:active:2136',
     ]);
@@ -50,19 +31,19 @@ describe('examples/vendors/vultr', () => {
     writeFileSync(servers, readFileSync(servers, 'utf8').replace('size: vc2-1c-1gb', 'size: vc2-2c-4gb'));
     const resized = await apply('apply', '-f', dir, '--auto-approve', '--wait');
     expect(resized.code, resized.stdout + resized.stderr).toBe(0);
-    expect(double.instances().map((s) => `${s.label}:${s.plan}:${s.status}`).sort()).toEqual(['web-ams:vc2-1c-1gb:active', 'web-ewr:vc2-1c-2gb:active', 'web-fra:vc2-2c-4gb:active']);
+    expect(setup.double.instances().map((s) => `${s.label}:${s.plan}:${s.status}`).sort()).toEqual(['web-ams:vc2-1c-1gb:active', 'web-ewr:vc2-1c-2gb:active', 'web-fra:vc2-2c-4gb:active']);
 
     writeFileSync(servers, readFileSync(servers, 'utf8').replace('size: vc2-1c-2gb', 'size: vc2-99c'));
     const refused = await apply('apply', '-f', dir, '--auto-approve', '--wait', '--timeout', '20s');
     expect(refused.code).toBe(1);
     expect(refused.stdout + refused.stderr).toContain('vultr: size "vc2-99c" is not offered in ewr; sizes there: vc2-1c-1gb, vc2-1c-2gb, vc2-2c-4gb, vc2-4c-8gb, vhf-1c-1gb, vhf-2c-4gb');
-    expect(double.calls.filter((c) => c.operationId === 'update-instance'), 'only the one resize that could be made was sent').toHaveLength(1);
-    expect(double.instances()).toHaveLength(3);
+    expect(setup.double.calls.filter((c) => c.operationId === 'update-instance'), 'only the one resize that could be made was sent').toHaveLength(1);
+    expect(setup.double.instances()).toHaveLength(3);
   });
 
   it('deletes what it made: nothing left at the vendor', async () => {
     const result = await apply('delete', '-f', join(dir, 'servers.yaml'), '--auto-approve', '--wait');
     expect(result.code, result.stdout + result.stderr).toBe(0);
-    expect(double.instances()).toEqual([]);
+    expect(setup.double.instances()).toEqual([]);
   });
 });
