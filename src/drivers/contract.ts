@@ -345,5 +345,11 @@ export interface Vendor {
 export interface ManagedDatabaseDriver {
   readonly vendor: string;
   readonly databases: DatabaseRuntime;
+  /**
+   * The vendor chooses its databases' passwords (it cannot take cairn's): `endpoint()` returns
+   * the one it chose as `vendorPassword`, which cairn reads back on every pass. Vendors that take
+   * cairn's password leave this out, and are not asked.
+   */
+  readonly choosesPasswords?: boolean;
   close(): Promise<void>;
 }

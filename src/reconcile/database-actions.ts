@@ -81,7 +81,7 @@ export async function rotationStep(ctx: ReconcileContext, r: StoredResource<'Dat
  * is kept, encrypted, as the database's password, and apps using it are woken to take it up.
  */
 export async function vendorPasswordStep(ctx: ReconcileContext, r: StoredResource<'Database'>, db: DatabaseAtVendor): Promise<StepResult | null> {
-  if (db.managed !== true) return null;
+  if (db.vendorChoosesPassword !== true) return null;
   const endpoint = await db.runtime.endpoint(db.externalId);
   if (endpoint.vendorPassword === undefined || endpoint.vendorPassword === storedPassword(ctx, r)) return null;
   const hadOne = storedPassword(ctx, r) !== undefined;

@@ -27,8 +27,8 @@ const BACKING_UP = 'backing_up';
 export interface DatabaseAtVendor {
   runtime: DatabaseRuntime;
   externalId: string;
-  /** It is a vendor's managed database (which may choose its own password). */
-  managed?: boolean;
+  /** A managed database whose vendor chooses its password (read back through `endpoint()`). */
+  vendorChoosesPassword?: boolean;
 }
 
 /** Follows the oldest running backup; null when none is running. */

@@ -15,6 +15,8 @@ export interface DatabaseHome {
   placement: Placement;
   /** A managed database's region and size; absent on a server. */
   managed?: DatabaseDesired['managed'];
+  /** Its vendor chooses the password, which cairn reads back (ManagedDatabaseDriver.choosesPasswords). */
+  vendorChoosesPassword?: boolean;
   /** Who runs it, for messages: `digitalocean (Server/web-1)`, `digitalocean managed databases (Provider/do)`. */
   vendor: string;
 }
@@ -36,6 +38,7 @@ export async function databaseHomeOf(ctx: ReconcileContext, r: StoredResource<'D
       databases: service.databases,
       placement: NO_SERVER,
       managed: { region: spec.region ?? '', size: spec.size ?? '' },
+      ...(service.choosesPasswords === true ? { vendorChoosesPassword: true } : {}),
       vendor: `${provider.spec.vendor} managed databases (Provider/${provider.name})`,
     };
   }

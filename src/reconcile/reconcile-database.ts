@@ -20,7 +20,7 @@ import type { StatusDraft } from './status-draft.js';
 /** The runtime holding the observed database: where its spec puts it, or (deleting) where it was applied. */
 async function atVendor(ctx: ReconcileContext, r: StoredResource<'Database'>, observed: DatabaseObserved, purpose: 'converge' | 'delete'): Promise<DatabaseAtVendor> {
   const home = await databaseHomeOf(ctx, r, specAtVendor(r, purpose), purpose);
-  return { runtime: home.databases, externalId: observed.id, managed: home.managed !== undefined };
+  return { runtime: home.databases, externalId: observed.id, vendorChoosesPassword: home.vendorChoosesPassword === true };
 }
 
 /** The first step that has something to do, in order; null when none has. */

@@ -191,6 +191,7 @@ function offerProblem(offer: EngineOffer | undefined, engine: ManagedEngine, reg
 
 /** DigitalOcean's managed database service as cairn's ManagedDatabaseDriver. */
 export class DigitalOceanManagedDatabaseDriver implements ManagedDatabaseDriver {
+  readonly choosesPasswords = true;
   readonly vendor = 'digitalocean';
   readonly databases: DigitalOceanManagedDatabases;
 

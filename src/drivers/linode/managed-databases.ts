@@ -222,6 +222,7 @@ function offerProblem(offer: Offer, region: string | undefined, size: string, ve
 
 /** Linode's managed PostgreSQL as cairn's ManagedDatabaseDriver. */
 export class LinodeManagedDatabaseDriver implements ManagedDatabaseDriver {
+  readonly choosesPasswords = true;
   readonly vendor = 'linode';
   readonly databases: LinodeManagedDatabases;
 
