@@ -6,6 +6,7 @@
  */
 import { execFileSync } from 'node:child_process';
 import { createHash, randomBytes } from 'node:crypto';
+import { createServer, type AddressInfo } from 'node:net';
 import { Readable } from 'node:stream';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
@@ -14,6 +15,7 @@ import {
   readProcMetrics,
   RemoteCommandAbortedError,
   RemoteCommandError,
+  RUN_STDOUT_CAP,
   SshConnections,
   type SshIdentity,
   type SshTarget,
@@ -173,6 +175,37 @@ describe.skipIf(unavailable !== undefined)('SSH transport against a loopback ssh
     await until(() => pool.openCount() === 0);
     expect((await session.run(['echo', 'after'])).stdout).toBe('after\n');
     expect(pool.connectsMade).toBe(before + 1);
+  });
+
+  it('closes an idle connection and connects again on next use', async () => {
+    const idle = new SshConnections({ idleMs: 200 });
+    try {
+      const session = await idle.session(target, identity, pins);
+      expect(idle.openCount()).toBe(1);
+      expect(await until(() => idle.openCount() === 0, 2000)).toBe(true);
+      expect((await session.run(['echo', 'again'])).stdout).toBe('again\n');
+      expect(idle.connectsMade).toBe(2);
+    } finally {
+      await idle.close();
+    }
+  });
+
+  it('kills a command whose stdout passes the run cap, pointing at stream()', async () => {
+    const session = await pool.session(target, identity, pins);
+    await expect(session.run(['head', '-c', String(RUN_STDOUT_CAP + 1), '/dev/zero'])).rejects.toThrow(/more than 16777216 bytes to stdout; use stream\(\)/);
+  });
+
+  it('times out a connect to a port that never speaks SSH', async () => {
+    const silent = createServer(() => undefined);
+    await new Promise<void>((resolve) => silent.listen(0, '127.0.0.1', resolve));
+    const quick = new SshConnections({ connectTimeoutMs: 300, connectAttempts: 1 });
+    try {
+      const port = (silent.address() as AddressInfo).port;
+      await expect(quick.session({ ...target, port }, identity, new MemoryHostKeyPins())).rejects.toThrow(`ssh to ${sshd.user}@127.0.0.1:${port}: timed out after 300 ms while connecting`);
+    } finally {
+      await quick.close();
+      silent.close();
+    }
   });
 
   it('uploads atomically and downloads through SFTP', async () => {
