@@ -5,9 +5,10 @@
  * /proc metrics.
  */
 import { execFileSync } from 'node:child_process';
-import { createHash, randomBytes } from 'node:crypto';
+import { createHash, generateKeyPairSync, randomBytes } from 'node:crypto';
 import { createServer, type AddressInfo } from 'node:net';
 import { Readable } from 'node:stream';
+import ssh2, { type ParsedKey } from 'ssh2';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   HostKeyChangedError,
@@ -73,13 +74,16 @@ function randomSource(size: number): { stream: Readable; digest: () => string } 
 describe.skipIf(unavailable !== undefined)('SSH transport against a loopback sshd', () => {
   const client = makeClientKeyPair('cairn-transport-test');
   const identity: SshIdentity = { privateKey: client.privateKey };
+  // An RSA key in PKCS#1 PEM ("BEGIN RSA PRIVATE KEY"), the other format ssh2 reads.
+  const rsaPem = generateKeyPairSync('rsa', { modulusLength: 2048, privateKeyEncoding: { type: 'pkcs1', format: 'pem' }, publicKeyEncoding: { type: 'spki', format: 'pem' } }).privateKey;
+  const rsaPublic = (ssh2.utils.parseKey(rsaPem) as ParsedKey).getPublicSSH().toString('base64');
   let sshd: RunningSshd;
   let target: SshTarget;
   let pool: SshConnections;
   const pins = new MemoryHostKeyPins();
 
   beforeAll(async () => {
-    sshd = await startSshd({ authorizedKeys: [client.publicKey], setEnv: { CAIRN_SSHD_TEST: 'set by sshd' } });
+    sshd = await startSshd({ authorizedKeys: [client.publicKey, `ssh-rsa ${rsaPublic} rsa-pem`], setEnv: { CAIRN_SSHD_TEST: 'set by sshd' } });
     target = { host: sshd.host, port: sshd.port, user: sshd.user };
     pool = new SshConnections({ connectTimeoutMs: 5000, retryDelayMs: 100 });
   });
@@ -241,6 +245,11 @@ describe.skipIf(unavailable !== undefined)('SSH transport against a loopback ssh
     }
     expect(metrics.memoryPercent).toBeGreaterThan(0);
     expect(metrics.diskPercent).toBeGreaterThan(0);
+  });
+
+  it('logs in with an RSA key in PKCS#1 PEM', async () => {
+    const session = await pool.session(target, { privateKey: rsaPem }, pins);
+    expect((await session.run(['echo', 'rsa'])).stdout).toBe('rsa\n');
   });
 
   it('names user and key fingerprint when the key is refused', async () => {

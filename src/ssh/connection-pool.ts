@@ -17,7 +17,7 @@ export interface SshTarget {
 }
 
 export interface SshIdentity {
-  /** The private key, OpenSSH or PEM format. */
+  /** The private key: OpenSSH format, or PKCS#1 PEM for RSA (not PKCS#8 "BEGIN PRIVATE KEY", which ssh2 cannot read). */
   privateKey: string;
   passphrase?: string;
 }
@@ -55,7 +55,15 @@ interface PooledConnection {
 
 function identityFingerprint(identity: SshIdentity): string {
   const parsed = ssh2.utils.parseKey(identity.privateKey, identity.passphrase);
-  if (parsed instanceof Error) throw new Error(`the SSH private key cannot be read: ${parsed.message}`);
+  if (parsed instanceof Error) {
+    const pkcs8 = /-----BEGIN (ENCRYPTED )?PRIVATE KEY-----/.test(identity.privateKey);
+    throw new Error(
+      `the SSH private key cannot be read: ${parsed.message}` +
+        (pkcs8
+          ? ' (it is PKCS#8 PEM, "BEGIN PRIVATE KEY", which ssh2 does not read: use the OpenSSH format, "BEGIN OPENSSH PRIVATE KEY", e.g. from ssh2.utils.generateKeyPairSync or ssh-keygen, or PKCS#1 PEM for RSA)'
+          : ' (ssh2 reads OpenSSH-format keys, "BEGIN OPENSSH PRIVATE KEY", and PEM RSA, ECDSA or DSA keys)'),
+    );
+  }
   // ssh2 returns an array for files holding several keys (its types say one key): the first is used.
   const key: ParsedKey | undefined = Array.isArray(parsed) ? (parsed as ParsedKey[])[0] : parsed;
   if (!key) throw new Error('the SSH private key cannot be read: no key found in it');
