@@ -13,7 +13,13 @@ export default defineConfig({
     setupFiles: ['test/support/every-test-asserts.ts'],
     // Tests run their peers (sandbox clouds, git servers) on loopback, which the outbound guard
     // closes by default, and make local apps in temporary directories, outside the directory
-    // cairn starts in; the security tests go back to the defaults.
-    env: { CAIRN_ALLOW_PRIVATE_ENDPOINTS: 'true', CAIRN_LOCAL_SOURCE_DIRS: [tmpdir(), fileURLToPath(new URL('.', import.meta.url))].join(',') },
+    // cairn starts in; the security tests go back to the defaults. The vendor doubles publish no
+    // hourly budget, so drivers (and the CLIs tests spawn) may send at 20 times each vendor's
+    // published rate; what a double says (RateLimit-*, a 429's Retry-After) is still followed.
+    env: {
+      CAIRN_ALLOW_PRIVATE_ENDPOINTS: 'true',
+      CAIRN_LOCAL_SOURCE_DIRS: [tmpdir(), fileURLToPath(new URL('.', import.meta.url))].join(','),
+      CAIRN_VENDOR_RATE_SCALE: '20',
+    },
   },
 });

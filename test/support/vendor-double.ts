@@ -180,6 +180,30 @@ function unshare(node: unknown, ancestors: object[]): unknown {
   return Object.fromEntries(Object.entries(node).map(([key, value]) => [key, unshare(value, inner)]));
 }
 
+const sharedBackends = new Map<string, Promise<OpenAPIBackend>>();
+
+/**
+ * The document's request router and validators, built once per document and base path in a
+ * process and shared by every double of it (a test file starts dozens): compiling a vendor
+ * document's validators costs about half a second of CPU each time. A double keeps its own
+ * state (handlers, calls, faults); the backend holds only the document and compiled validators.
+ * `amend` (the same for every double of a document) is applied to the shared copy once.
+ */
+function sharedBackend(document: string, basePath: string, amend: ((document: Document) => void) | undefined): Promise<OpenAPIBackend> {
+  const key = `${document}\n${basePath}`;
+  let backend = sharedBackends.get(key);
+  if (!backend) {
+    backend = loadVendorDocument(document).then(async (definition) => {
+      amend?.(definition);
+      const api = new OpenAPIBackend({ definition, quick: true, validate: true, ajvOpts: { strict: false, validateFormats: false }, apiRoot: basePath === '' ? '/' : basePath });
+      await api.init();
+      return api;
+    });
+    sharedBackends.set(key, backend);
+  }
+  return backend;
+}
+
 function readBody(request: IncomingMessage): Promise<string> {
   return new Promise((resolve, reject) => {
     const chunks: Buffer[] = [];
@@ -205,13 +229,11 @@ export async function startVendorDouble(options: VendorDoubleOptions): Promise<V
   ];
   const backends = await Promise.all(
     served.map(async (one) => {
-      const definition = await loadVendorDocument(one.document);
-      if ('amend' in one) one.amend?.(definition);
-      const api = new OpenAPIBackend({ definition, quick: true, validate: true, ajvOpts: { strict: false, validateFormats: false }, apiRoot: one.basePath === '' ? '/' : one.basePath });
-      await api.init();
+      const api = await sharedBackend(one.document, one.basePath, 'amend' in one ? one.amend : undefined);
       const handlers = one.handlers((operationId) => structuredClone(api.mockResponseForOperation(operationId).mock as Record<string, unknown>));
       // The modelled operations' validators are compiled now, not on their first call, which would
       // answer far slower than the rest (hundreds of ms on Linode's document) and skew timing tests.
+      // openapi-backend keeps them, so only the first double of a document compiles them.
       for (const operationId of Object.keys(handlers)) {
         api.validator.getRequestValidatorsForOperation(operationId);
         api.validator.getStatusBasedResponseValidatorForOperation(operationId);

@@ -5,7 +5,7 @@
  * the vendor has said what is left, a burst of calls draws no 429; before it has, every call
  * still lands after waiting out the 429s).
  */
-import { describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import type { CloudDriver, ServerDesired } from '../../src/drivers/contract.js';
 import { VendorUnavailableError } from '../../src/drivers/errors.js';
 import type { DoubleCall } from './vendor-double.js';
@@ -47,6 +47,18 @@ export function describeVendorFaultCases(cases: VendorFaultCases): void {
       }
       expect(d.names().sort()).toEqual(['faults-0', 'faults-1', 'faults-2', 'faults-3', 'faults-4']);
       expect(d.calls.length, 'calls for 5 servers and the catalog').toBeLessThan(60);
+    });
+
+  });
+
+  // The budget cases keep to each vendor's published rate, as in production (the tests'
+  // CAIRN_VENDOR_RATE_SCALE is for the other cases): what is tested is the budget itself.
+  describe(`${cases.vendor} driver's budget, at its published rate`, () => {
+    beforeEach(() => {
+      vi.stubEnv('CAIRN_VENDOR_RATE_SCALE', '1');
+    });
+    afterEach(() => {
+      vi.unstubAllEnvs();
     });
 
     it('keeps to the budget once the vendor has said what is left: a burst of calls all land, none refused', async () => {

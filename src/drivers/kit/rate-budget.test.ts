@@ -3,7 +3,7 @@
  * interval; the vendor's own count and a 429's pause hold everyone back; an abort ends a wait.
  */
 import { describe, expect, it, vi } from 'vitest';
-import { RateBudget } from './rate-budget.js';
+import { budgetRateScale, RateBudget, scaledBudget, sharedBudget } from './rate-budget.js';
 
 describe('RateBudget', () => {
   it('lets a burst through at once, then refills at the published rate', async () => {
@@ -69,5 +69,43 @@ describe('RateBudget', () => {
     now = 240_000; // four minutes on: the minute bucket is full again, but the hour's 10 have only 6 left
     for (let i = 0; i < 3; i++) await budget.take();
     expect(budget.stats.taken).toBe(7);
+  });
+});
+
+describe('the rate scale (CAIRN_VENDOR_RATE_SCALE)', () => {
+  it('is 1 unless set, and refuses anything but a positive number, naming the variable', () => {
+    expect(budgetRateScale({})).toBe(1);
+    expect(budgetRateScale({ CAIRN_VENDOR_RATE_SCALE: '' })).toBe(1);
+    expect(budgetRateScale({ CAIRN_VENDOR_RATE_SCALE: '20' })).toBe(20);
+    for (const bad of ['0', '-2', 'fast', 'Infinity']) {
+      expect(() => budgetRateScale({ CAIRN_VENDOR_RATE_SCALE: bad })).toThrow(`CAIRN_VENDOR_RATE_SCALE must be a positive number (how many times each vendor's published request rate cairn may use), got "${bad}"`);
+    }
+  });
+
+  it('multiplies the rates, never the burst: a tenth of the wait at ten times the rate', async () => {
+    expect(scaledBudget({ perHour: 5000, burst: 5000, perMinute: 250 }, 10)).toEqual({ perHour: 50_000, burst: 5000, perMinute: 2500 });
+    expect(scaledBudget({ perHour: 3600, burst: 3 }, 1)).toEqual({ perHour: 3600, burst: 3 });
+    let now = 0;
+    const budget = new RateBudget(scaledBudget({ perHour: 3600, burst: 2 }, 10), () => now);
+    await budget.take();
+    await budget.take();
+    const held = budget.take(AbortSignal.timeout(50));
+    await expect(held, 'the burst is still two').rejects.toThrow();
+    now = 100; // one request a second at 3,600 an hour; ten a second at ten times that
+    await budget.take();
+    expect(budget.stats.taken).toBe(3);
+  });
+
+  it('is what a provider’s shared budget is made with', async () => {
+    vi.stubEnv('CAIRN_VENDOR_RATE_SCALE', '10');
+    try {
+      const budget = sharedBudget(`rate-scale-test ${Math.random()}`, { perHour: 3600, burst: 1 });
+      await budget.take();
+      await budget.take();
+      expect(budget.stats.waitedMs, 'the second request waited for a tenth of a second’s refill, not a second’s').toBeGreaterThan(0);
+      expect(budget.stats.waitedMs).toBeLessThanOrEqual(100);
+    } finally {
+      vi.unstubAllEnvs();
+    }
   });
 });

@@ -115,11 +115,35 @@ const PROBE_WAIT_MS = 1_000;
 
 const shared = new Map<string, RateBudget>();
 
-/** The one budget of a provider (by vendor, API base URL and credential), made on first use. */
+/** The variable that multiplies every vendor's published rate: see `budgetRateScale`. */
+export const RATE_SCALE_VARIABLE = 'CAIRN_VENDOR_RATE_SCALE';
+
+/**
+ * How many times its published rate each vendor's budget refills at (CAIRN_VENDOR_RATE_SCALE,
+ * default 1): the tests set it, since their doubles have no such limit and a driver test that
+ * made its 200 requests at Leaseweb's 5 a second would wait 40 s for nothing. The burst and
+ * everything the vendor says (`RateLimit-*`, a 429's `Retry-After`) are followed as they are.
+ * Refused, naming the variable, unless a positive number.
+ */
+export function budgetRateScale(env: NodeJS.ProcessEnv = process.env): number {
+  const raw = env[RATE_SCALE_VARIABLE];
+  if (raw === undefined || raw === '') return 1;
+  const scale = Number(raw);
+  if (!Number.isFinite(scale) || scale <= 0) throw new Error(`${RATE_SCALE_VARIABLE} must be a positive number (how many times each vendor's published request rate cairn may use), got "${raw}"`);
+  return scale;
+}
+
+/** `options` with its rates (not its burst) multiplied by `scale`. */
+export function scaledBudget(options: RateBudgetOptions, scale: number): RateBudgetOptions {
+  if (scale === 1) return options;
+  return { ...options, perHour: options.perHour * scale, ...(options.perMinute === undefined ? {} : { perMinute: options.perMinute * scale }) };
+}
+
+/** The one budget of a provider (by vendor, API base URL and credential), made on first use, at its rate times `budgetRateScale()`. */
 export function sharedBudget(key: string, options: RateBudgetOptions): RateBudget {
   let budget = shared.get(key);
   if (!budget) {
-    budget = new RateBudget(options);
+    budget = new RateBudget(scaledBudget(options, budgetRateScale()));
     shared.set(key, budget);
   }
   return budget;

@@ -128,10 +128,16 @@ export class LeasewebInstances implements ExternalClient<ServerDesired, ServerOb
     if (!UUID.test(externalId)) return;
     const doing = `terminate instance ${externalId}`;
     const current = await this.get(externalId, doing, options);
-    if (current === null || current.status === 'deleting') return;
-    // Leaseweb refuses to terminate an instance still being created: wait for it to come up first.
-    if (current.status !== 'running' && current.status !== 'stopped') await this.settled(externalId, doing, options);
-    await this.client.call({ method: 'DELETE', path: `/instances/${externalId}`, doing, accept: [404], signal: options.signal });
+    if (current === null) return;
+    if (current.status !== 'deleting') {
+      // Leaseweb refuses to terminate an instance still being created: wait for it to come up first.
+      if (current.status !== 'running' && current.status !== 'stopped') await this.settled(externalId, doing, options);
+      await this.client.call({ method: 'DELETE', path: `/instances/${externalId}`, doing, accept: [404], signal: options.signal });
+    }
+    // Done once the instance is gone (DESTROYED), not while Leaseweb is still destroying it.
+    await followAction(async () => ({ done: (await this.get(externalId, doing, options)) === null }), {
+      what: `leaseweb: ${doing}: waiting for the instance to be gone`, intervalMs: this.pollMs, signal: options.signal,
+    });
   }
 
   private async required(externalId: string, doing: string, options: CallOptions): Promise<ServerObserved> {
