@@ -13,6 +13,7 @@ import { TOMBSTONES_MIGRATION } from './migrations/007-tombstones.js';
 import { EVENT_AGGREGATION_MIGRATION } from './migrations/008-event-aggregation.js';
 import { MANIFEST_CACHE_MIGRATION } from './migrations/009-manifest-cache.js';
 import { STATUS_VERSION_MIGRATION } from './migrations/010-status-version.js';
+import { SSH_HOST_KEYS_MIGRATION } from './migrations/011-ssh-host-keys.js';
 
 export const MIGRATIONS: readonly string[] = [
   RESOURCES_MIGRATION,
@@ -25,6 +26,7 @@ export const MIGRATIONS: readonly string[] = [
   EVENT_AGGREGATION_MIGRATION,
   MANIFEST_CACHE_MIGRATION,
   STATUS_VERSION_MIGRATION,
+  SSH_HOST_KEYS_MIGRATION,
 ];
 
 /**

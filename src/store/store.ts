@@ -25,6 +25,7 @@ import { EncryptedSecrets } from './secrets.js';
 import { AuthSessions } from './sessions.js';
 import { GitSources } from './sources.js';
 import { SigningKeys } from './signing-keys.js';
+import { SshHostKeys } from './ssh-host-keys.js';
 import { durabilitySettings, openSqlite, type DurabilitySettings } from './sqlite.js';
 import { Tenants } from './tenants.js';
 import { Users } from './users.js';
@@ -66,6 +67,8 @@ export class Store {
   readonly sources: GitSources;
   /** The parsed manifests of YAML texts read before, so that unchanged files are not parsed again. */
   readonly manifestCache: ManifestCache;
+  /** SSH host keys pinned on first contact, per tenant and `host:port`. */
+  readonly sshHostKeys: SshHostKeys;
   /**
    * Groups the reconcile loop's writes into one commit every few milliseconds; what must be
    * durable before cairn acts on it waits for `commits.committed()` (see commit-group.ts).
@@ -98,6 +101,7 @@ export class Store {
     this.auditLog = new AuditLog(db);
     this.sources = new GitSources(db, this.secrets);
     this.manifestCache = new ManifestCache(db);
+    this.sshHostKeys = new SshHostKeys(db);
     this.commits = new CommitGroup(db);
   }
 
