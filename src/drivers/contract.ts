@@ -7,6 +7,7 @@
  * Cloud drivers manage servers; runtimes manage databases and apps placed on a server.
  */
 import type { ProviderSpec } from '../model/generated/kinds.js';
+import type { SshAccess } from '../ssh/access.js';
 import type { DataKeyWrapper } from '../secrets/sealed-stream.js';
 
 /**
@@ -322,6 +323,12 @@ export interface DriverConfig {
   requestTimeoutMs: number;
   /** Wraps the data keys of files sealed at rest (the local runtime's backups) under the master key. */
   dataKeys: DataKeyWrapper;
+  /**
+   * How this Provider's tenant reaches servers over SSH (cairn's runtime key for the tenant, its
+   * pinned host keys, the process's pooled connections): set by the driver pool; the SSH runtime
+   * and the `ssh` vendor need it.
+   */
+  ssh?: SshAccess;
 }
 
 export interface Vendor {

@@ -30,6 +30,8 @@ export interface RuntimeContractOptions extends ContractTiming {
    * A runtime that runs real processes gives a program that serves `healthCheckPath` on PORT.
    */
   app?: Pick<AppDesired, 'source' | 'build' | 'command' | 'healthCheckPath'>;
+  /** The halves of the contract to run (default both): a runtime built in steps runs what it has. */
+  parts?: ReadonlyArray<'databases' | 'apps'>;
 }
 
 export function runRuntimeDriverContract(name: string, makeDriver: () => Promise<RuntimeDriverFixture>, options: RuntimeContractOptions = {}): void {
@@ -42,6 +44,14 @@ function newPassword(): string {
 }
 
 function runtimeCases(makeDriver: () => Promise<RuntimeDriverFixture>, options: RuntimeContractOptions): void {
+  const parts = new Set(options.parts ?? ['databases', 'apps']);
+  // A half not asked for is not registered at all (a skipped test would read as a gap in CI).
+  const databaseCase = (title: string, body: () => Promise<void>): void => {
+    if (parts.has('databases')) it(title, body);
+  };
+  const appCase = (title: string, body: () => Promise<void>): void => {
+    if (parts.has('apps')) it(title, body);
+  };
   const settleMs = options.settleTimeoutMs ?? 10_000;
   const engine = options.database ?? { type: 'postgresql', version: '16' };
   let fixture: RuntimeDriverFixture;
@@ -91,12 +101,14 @@ function runtimeCases(makeDriver: () => Promise<RuntimeDriverFixture>, options: 
   }
 
   it('observes unknown database, backup and app keys as null', async () => {
-    expect(await driver.databases.observe({ key: contractKey('db-unknown') })).toBeNull();
-    expect(await driver.databases.observeBackup({ key: contractKey('backup-unknown') })).toBeNull();
-    expect(await driver.apps.observe({ key: contractKey('app-unknown') })).toBeNull();
+    if (parts.has('databases')) {
+      expect(await driver.databases.observe({ key: contractKey('db-unknown') })).toBeNull();
+      expect(await driver.databases.observeBackup({ key: contractKey('backup-unknown') })).toBeNull();
+    }
+    if (parts.has('apps')) expect(await driver.apps.observe({ key: contractKey('app-unknown') })).toBeNull();
   });
 
-  it('creates a database once per key and finds it by key and by id', async () => {
+  databaseCase('creates a database once per key and finds it by key and by id', async () => {
     const key = contractKey('db');
     const created = await driver.databases.create(key, database('db'));
     databases.push(created.id);
@@ -108,7 +120,7 @@ function runtimeCases(makeDriver: () => Promise<RuntimeDriverFixture>, options: 
     expect(available?.port).toBeGreaterThan(0);
   });
 
-  it('gives the endpoint of a database, without its password', async () => {
+  databaseCase('gives the endpoint of a database, without its password', async () => {
     const desired = database('endpoint');
     const created = await driver.databases.create(contractKey('endpoint'), desired);
     databases.push(created.id);
@@ -119,7 +131,7 @@ function runtimeCases(makeDriver: () => Promise<RuntimeDriverFixture>, options: 
     expect(JSON.stringify(endpoint)).not.toContain(desired.password);
   });
 
-  it('sets the password of a database, and setting the same one again succeeds', async () => {
+  databaseCase('sets the password of a database, and setting the same one again succeeds', async () => {
     const first = newPassword();
     const second = newPassword();
     const created = await availableDatabase('password', database('password', undefined, first));
@@ -137,7 +149,7 @@ function runtimeCases(makeDriver: () => Promise<RuntimeDriverFixture>, options: 
     expect((await driver.databases.update(created.id, database('grow', 20))).storageGb).toBe(20);
   });
 
-  it('deletes a database idempotently', async () => {
+  databaseCase('deletes a database idempotently', async () => {
     const key = contractKey('db-delete');
     const created = await driver.databases.create(key, database('db-delete'));
     await driver.databases.delete(created.id);
@@ -145,7 +157,7 @@ function runtimeCases(makeDriver: () => Promise<RuntimeDriverFixture>, options: 
     expect(await driver.databases.observe({ key, externalId: created.id })).toBeNull();
   });
 
-  it('backs up a database once per key; the backup completes with a size and a checksum', async () => {
+  databaseCase('backs up a database once per key; the backup completes with a size and a checksum', async () => {
     const db = await availableDatabase('backup');
     const key = contractKey('backup');
     const started = await driver.databases.createBackup(db.id, key);
@@ -159,7 +171,7 @@ function runtimeCases(makeDriver: () => Promise<RuntimeDriverFixture>, options: 
     expect(done?.message).toBeNull();
   });
 
-  it('finds a backup by key when its id is lost, and keeps it after its database is gone', async () => {
+  databaseCase('finds a backup by key when its id is lost, and keeps it after its database is gone', async () => {
     const db = await availableDatabase('backup-found');
     const { key, backup } = await completedBackup(db.id, 'backup-found');
     expect((await driver.databases.observeBackup({ key, externalId: `gone-${randomUUID()}` }))?.id).toBe(backup.id);
@@ -168,7 +180,7 @@ function runtimeCases(makeDriver: () => Promise<RuntimeDriverFixture>, options: 
     expect(await driver.databases.observeBackup({ key: contractKey('other'), externalId: backup.id })).toEqual(backup);
   });
 
-  it('deletes a backup idempotently', async () => {
+  databaseCase('deletes a backup idempotently', async () => {
     const db = await availableDatabase('backup-delete');
     const { key, backup } = await completedBackup(db.id, 'backup-delete');
     await driver.databases.deleteBackup(backup.id);
@@ -176,7 +188,7 @@ function runtimeCases(makeDriver: () => Promise<RuntimeDriverFixture>, options: 
     expect(await driver.databases.observeBackup({ key, externalId: backup.id })).toBeNull();
   });
 
-  it('restores a backup into a database once per key', async () => {
+  databaseCase('restores a backup into a database once per key', async () => {
     const db = await availableDatabase('restore');
     const { backup } = await completedBackup(db.id, 'restore');
     const key = contractKey('restore');
@@ -187,7 +199,7 @@ function runtimeCases(makeDriver: () => Promise<RuntimeDriverFixture>, options: 
     expect([again.id, again.status]).toEqual([db.id, 'available']);
   });
 
-  it('deploys an app once per key, and every update rolls out a new release', async () => {
+  appCase('deploys an app once per key, and every update rolls out a new release', async () => {
     const key = contractKey('app');
     const created = await driver.apps.create(key, app('app'));
     apps.push(created.id);
@@ -203,7 +215,7 @@ function runtimeCases(makeDriver: () => Promise<RuntimeDriverFixture>, options: 
     await waitUntil(() => driver.apps.observe({ key, externalId: created.id }), (a) => a?.status === 'running', settleMs, 'app to be running');
   });
 
-  it('reads the logs of an app, oldest first, by tail and since', async () => {
+  appCase('reads the logs of an app, oldest first, by tail and since', async () => {
     const key = contractKey('logs');
     const created = await driver.apps.create(key, app('logs'));
     apps.push(created.id);
@@ -224,7 +236,7 @@ function runtimeCases(makeDriver: () => Promise<RuntimeDriverFixture>, options: 
     expect(since.every((l) => Date.parse(l.ts) >= Date.parse(last?.ts ?? ''))).toBe(true);
   });
 
-  it('deletes an app idempotently', async () => {
+  appCase('deletes an app idempotently', async () => {
     const key = contractKey('app-delete');
     const created = await driver.apps.create(key, app('app-delete'));
     await driver.apps.delete(created.id);
