@@ -8,6 +8,7 @@
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import Database from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { generateKeyPair, parsePublicKey } from '../../src/ssh-keys/key-pairs.js';
 import { Store } from '../../src/store/store.js';
@@ -108,6 +109,12 @@ describe('/ssh-keys', () => {
     expect(list.body.items.map((k: { name: string }) => k.name).sort()).toEqual(['deploy', 'laptop', 'legacy', 'ops']);
   });
 
+  it('refuses a second key of the same name whole: no second pair is kept', async () => {
+    const again = await api.call('POST', '/api/v1/ssh-keys', { token: member, body: { name: 'deploy', return_private_key: true } });
+    expect(again.status, again.text).toBe(409);
+    expect(again.text).not.toContain('PRIVATE KEY');
+  });
+
   it('lets viewers read but not write', async () => {
     const refused = await api.call('POST', '/api/v1/ssh-keys', { token: viewer, body: { name: 'nope' } });
     expect(refused.status).toBe(403);
@@ -179,6 +186,16 @@ describe('at rest', () => {
     }
     const store = Store.open(api.dataDir);
     try {
+      // One sealed pair per generated key that still exists (deploy, ops): none for the refused
+      // duplicate, none left by the deleted one, none for the imported one.
+      const keys = store.resources.page({ tenant: 'default', kind: 'SSHKey' }, { limit: 50 }).items;
+      const sealed = keys.filter((k) => store.secrets.get('default', 'ssh-key-pair', k.uid) !== undefined).map((k) => k.name).sort();
+      expect(sealed).toEqual(['deploy', 'ops']);
+      expect(keys.map((k) => k.name).sort()).toEqual(['deploy', 'laptop', 'ops']);
+      const db = new Database(join(api.dataDir, 'cairn.db'), { readonly: true });
+      const pairs = db.prepare(`SELECT count(*) AS n FROM secrets WHERE purpose = 'ssh-key-pair'`).get() as { n: number };
+      db.close();
+      expect(pairs.n).toBe(2);
       const tenant = store.auditLog.list('default', { limit: 50 }).items;
       expect(tenant.map((e) => e.action)).toContain('ssh_runtime_key.rotate');
     } finally {
