@@ -108,6 +108,7 @@ function deriveField(kind: Kind, spec: Json, mapping: KindMapping, path: string)
   if (declared.clearsParent) field.clearsParent = true;
   if (declared.description) field.description = declared.description;
   if (declared.writeOnly) field.writeOnly = true;
+  if (declared.recordShowsObserved) field.recordShowsObserved = true;
   return field;
 }
 
@@ -144,6 +145,7 @@ export function renderRestFieldTable(kinds: readonly KindFields[]): string {
       if (f.whenAbsent !== undefined) entry.whenAbsent = f.whenAbsent;
       if (f.clearsParent) entry.clearsParent = true;
       if (f.writeOnly) entry.writeOnly = true;
+      if (f.recordShowsObserved) entry.recordShowsObserved = true;
       return entry;
     });
   }
@@ -234,7 +236,7 @@ function updateBody({ kind, mapping, fields }: KindFields): Json {
 
 function recordFields({ kind, fields }: KindFields): Json {
   const properties: Json = {};
-  for (const f of fields.filter((x) => !x.writeOnly)) {
+  for (const f of fields.filter((x) => !x.writeOnly && !x.recordShowsObserved)) {
     if (f.references && f.schema.type !== 'array') {
       const noun = f.references.toLowerCase();
       properties[f.rest] = { description: `The ${noun}'s id; null when the ${noun} the manifest names does not exist (yet).`, oneOf: [UUID, NULL] };
@@ -246,7 +248,7 @@ function recordFields({ kind, fields }: KindFields): Json {
   return {
     description: `The fields of ${article(kind)} ${kind.toLowerCase()} record taken from its manifest's spec; null where the spec leaves out a field that has no default.`,
     type: 'object',
-    required: fields.filter((f) => !f.writeOnly).map((f) => f.rest),
+    required: fields.filter((f) => !f.writeOnly && !f.recordShowsObserved).map((f) => f.rest),
     properties,
   };
 }

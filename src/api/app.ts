@@ -29,6 +29,7 @@ import { eventRoutes } from './routes/event-routes.js';
 import { manifestRoutes, YAML_TYPES } from './routes/manifest-routes.js';
 import { providerRoutes } from './routes/provider-routes.js';
 import { serverRoutes } from './routes/server-routes.js';
+import { sshKeyRoutes } from './routes/ssh-key-routes.js';
 import { reconcileRoutes } from './routes/reconcile-routes.js';
 import { sourceRoutes, sourceWebhookRoutes } from './routes/source-routes.js';
 
@@ -74,6 +75,7 @@ function v1Router(options: ApiAppOptions): Router {
   router.use(idempotentPosts(options.store.idempotencyKeys));
   router.use(sessionRoutes(options.auth));
   router.use(providerRoutes(options, catalogs));
+  router.use(sshKeyRoutes(options));
   router.use(serverRoutes(options, catalogs));
   router.use(databaseRoutes(options));
   router.use(appRoutes(options));

@@ -2,6 +2,9 @@
  * @module `Idempotency-Key` on POST: the first request with a key runs and its response is
  * kept; a retry with the same key and body within 24 hours gets that response again (nothing
  * runs twice); the same key with another body is 422; a retry while the first still runs, 409.
+ * A route whose answer holds a secret shown only once (a generated private key) sets
+ * `res.locals[KEPT_BODY]` to the answer without it: that is what is kept and replayed, so the
+ * secret is never stored in the clear.
  */
 import { createHash } from 'node:crypto';
 import type { RequestHandler, Response } from 'express';
@@ -11,6 +14,9 @@ import { principalOf } from './authentication.js';
 import { canonicalJson } from '../model/canonical-json.js';
 
 const KEY_PATTERN = /^[\x21-\x7e]{1,255}$/;
+
+/** `res.locals` key of the body to keep for replays instead of the one sent (see the module comment). */
+export const KEPT_BODY = 'idempotencyKeptBody';
 
 function fingerprint(method: string, url: string, body: unknown): string {
   const text = typeof body === 'string' ? body : canonicalJson(body ?? null);
@@ -23,7 +29,8 @@ function captureBody(res: Response, done: (body: string) => void): void {
   res.send = (body?: unknown): Response => {
     res.send = send;
     const text = typeof body === 'string' ? body : Buffer.isBuffer(body) ? body.toString('utf8') : JSON.stringify(body ?? null);
-    res.once('finish', () => done(text));
+    const kept: unknown = res.locals[KEPT_BODY];
+    res.once('finish', () => done(typeof kept === 'string' ? kept : text));
     return send(body);
   };
 }

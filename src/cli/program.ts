@@ -22,6 +22,7 @@ const COMMANDS: ReadonlyArray<readonly [name: string, load: () => Promise<Regist
   ['sandbox-cloud', async () => (await import('./commands/sandbox-cloud.js')).registerSandboxCloudCommand],
   ['users', async () => (await import('./commands/users.js')).registerUsersCommand],
   ['keys', async () => (await import('./commands/keys.js')).registerKeysCommand],
+  ['ssh-keys', async () => (await import('./commands/ssh-keys.js')).registerSshKeysCommand],
   ['sources', async () => (await import('./commands/sources.js')).registerSourcesCommand],
 ];
 

@@ -78,6 +78,8 @@ function kindColumns(kind: Kind): TableColumn[] {
   switch (kind) {
     case 'Provider':
       return [{ header: 'VENDOR', value: (r) => (r.kind === 'Provider' ? r.spec.vendor : '') }];
+    case 'SSHKey':
+      return [{ header: 'FINGERPRINT', value: (r) => (r.kind === 'SSHKey' && typeof r.status.details?.fingerprint === 'string' ? r.status.details.fingerprint : '<none>') }];
     case 'Server':
       return [
         { header: 'REGION', value: (r) => (r.kind === 'Server' ? r.spec.region : '') },

@@ -1,5 +1,5 @@
 /**
- * @module Orders resources the way they are created (Provider → Server → Database → App), or
+ * @module Orders resources the way they are created (Provider → SSHKey → Server → Database → App), or
  * the way they are deleted (the reverse), so progress reads top to bottom.
  */
 import { kindRank, type Kind } from '../model/kinds.js';

@@ -1,5 +1,5 @@
 /**
- * @module The CustomResourceDefinitions (apiextensions.k8s.io/v1) of the four kinds, built from
+ * @module The CustomResourceDefinitions (apiextensions.k8s.io/v1) of the kinds, built from
  * schemas/: the spec from the kind's JSON Schema, a status schema matching what the reconciler
  * writes, the status subresource, printer columns, short names and the `cairn` category.
  * `npm run gen:crds` writes them to crds/; a test fails when crds/ is stale.

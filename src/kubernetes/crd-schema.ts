@@ -29,6 +29,11 @@ function typeOfValues(values: readonly unknown[], path: string): string {
 
 /** `F is V` of a conditional's `if: {properties: {F: {const: V}}, required: [F]}`, in CEL and in words. */
 function conditionAsCel(condition: JsonSchemaNode | undefined, path: string): { cel: string; words: string } {
+  const onlyRequired = condition?.required as string[] | undefined;
+  if (condition && Object.keys(condition).length === 1 && onlyRequired?.length === 1) {
+    // `if: {required: [F]}`: F is set.
+    return { cel: `has(self.${onlyRequired[0]})`, words: `${onlyRequired[0]} is set` };
+  }
   const props = condition?.properties as Record<string, JsonSchemaNode> | undefined;
   const [field, test] = Object.entries(props ?? {})[0] ?? [];
   if (!field || !test || !('const' in test) || Object.keys(props ?? {}).length !== 1) {
@@ -80,6 +85,14 @@ function conditionalsAsCel(node: JsonSchemaNode, path: string): Array<{ rule: st
   throw new Error(`${path}: only conditionals can become CEL rules`);
 }
 
+/** A string's `not: {pattern: P}` (an SSHKey's publicKey is never a private key) as a CEL rule. */
+function notPatternAsCel(not: JsonSchemaNode, path: string): { rule: string; message: string } {
+  if (Object.keys(not).length !== 1 || typeof not.pattern !== 'string' || not.pattern.includes("'") || not.pattern.includes('\\')) {
+    throw new Error(`${path}: only "not: {pattern}" (without quotes or backslashes) can become a CEL rule`);
+  }
+  return { rule: `!self.matches('${not.pattern}')`, message: `must not match /${not.pattern}/` };
+}
+
 /**
  * The structural counterpart of one JSON Schema node. `resolveRef` supplies what a `$ref`
  * stands for (the CRD form of the referenced schema).
@@ -110,9 +123,10 @@ export function toCrdSchema(node: JsonSchemaNode, path: string, resolveRef: (ref
   if (node.items && typeof node.items === 'object') out.items = toCrdSchema(node.items as JsonSchemaNode, `${path}[]`, resolveRef);
   if (node.uniqueItems === true) out['x-kubernetes-list-type'] = 'set';
   if ('if' in node || 'allOf' in node) out['x-kubernetes-validations'] = conditionalsAsCel(node, path);
+  if ('not' in node) out['x-kubernetes-validations'] = [...((out['x-kubernetes-validations'] as unknown[] | undefined) ?? []), notPatternAsCel(node.not as JsonSchemaNode, path)];
   for (const key of Object.keys(node)) {
     const handled = (SAME as readonly string[]).includes(key) || IDENTITY_ONLY.has(key) ||
-      ['const', 'enum', 'type', 'properties', 'required', 'additionalProperties', 'items', 'uniqueItems', 'if', 'then', 'else', 'allOf', '$ref'].includes(key);
+      ['const', 'enum', 'type', 'properties', 'required', 'additionalProperties', 'items', 'uniqueItems', 'if', 'then', 'else', 'allOf', '$ref', 'not'].includes(key);
     // propertyNames has no structural counterpart; the cairn validator still enforces it on every write.
     if (!handled && key !== 'propertyNames') throw new Error(`${path}: the JSON Schema keyword "${key}" has no CRD counterpart; teach crd-schema.ts about it`);
   }

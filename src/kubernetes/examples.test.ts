@@ -7,6 +7,7 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { parseAllDocuments } from 'yaml';
+import { KINDS, PLURALS } from '../model/kinds.js';
 import { validateManifest } from '../model/schema-validator.js';
 
 const dir = join(import.meta.dirname, '..', '..', 'examples', 'kubernetes');
@@ -17,7 +18,8 @@ describe('examples/kubernetes', () => {
   it('grants the controller every call it makes', () => {
     const role = docs('rbac.yaml').find((d) => d.kind === 'ClusterRole') as unknown as { rules: Array<{ apiGroups: string[]; resources: string[]; verbs: string[] }> };
     const allows = (group: string, resource: string, verb: string): boolean => role.rules.some((r) => r.apiGroups.includes(group) && r.resources.includes(resource) && r.verbs.includes(verb));
-    for (const plural of ['providers', 'servers', 'databases', 'apps']) {
+    // Controller mode watches every kind (informers.ts), so every kind's plural.
+    for (const plural of KINDS.map((kind) => PLURALS[kind])) {
       for (const verb of ['list', 'watch', 'patch']) expect(allows('cairn.dev', plural, verb), `${verb} ${plural}`).toBe(true);
       expect(allows('cairn.dev', `${plural}/status`, 'patch'), `patch ${plural}/status`).toBe(true);
     }

@@ -48,10 +48,16 @@ const COLUMNS: Record<Kind, readonly PrinterColumn[]> = {
     { name: 'Port', type: 'integer', jsonPath: '.status.endpoints.port', description: 'Port clients connect to' },
     AGE,
   ],
+  SSHKey: [
+    STATUS, READY,
+    { name: 'Algorithm', type: 'string', jsonPath: '.status.details.algorithm', description: 'ed25519, rsa or ecdsa' },
+    { name: 'Fingerprint', type: 'string', jsonPath: '.status.details.fingerprint', description: 'SHA256 fingerprint, as ssh-keygen -l prints it' },
+    AGE,
+  ],
   App: [STATUS, READY, { name: 'URL', type: 'string', jsonPath: '.status.endpoints.url', description: 'The app\'s endpoint' }, AGE],
 };
 
-const SHORT_NAMES: Record<Kind, readonly string[]> = { Provider: ['prov'], Server: ['svr'], Database: ['db'], App: ['capp'] };
+const SHORT_NAMES: Record<Kind, readonly string[]> = { Provider: ['prov'], SSHKey: ['sshk'], Server: ['svr'], Database: ['db'], App: ['capp'] };
 
 export const KIND_NAMES: Record<Kind, KindNames> = Object.fromEntries(
   KINDS.map((kind) => [kind, { kind, plural: PLURALS[kind], singular: kind.toLowerCase(), shortNames: SHORT_NAMES[kind], listKind: `${kind}List`, columns: COLUMNS[kind] }]),

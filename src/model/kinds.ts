@@ -3,16 +3,17 @@
  * reference other resources, the fields whose change forces a replacement, and the status
  * values each kind's `status.phase` takes (API.md's "Status values").
  */
-import type { AppSpec, DatabaseSpec, ProviderSpec, ServerSpec } from './generated/kinds.js';
+import type { AppSpec, DatabaseSpec, ProviderSpec, ServerSpec, SSHKeySpec } from './generated/kinds.js';
 
 export const API_VERSION = 'cairn.dev/v1';
 
 /** Creation order: a kind may only reference kinds before it. Deletes run in reverse. */
-export const KINDS = ['Provider', 'Server', 'Database', 'App'] as const;
+export const KINDS = ['Provider', 'SSHKey', 'Server', 'Database', 'App'] as const;
 export type Kind = (typeof KINDS)[number];
 
 export interface SpecByKind {
   Provider: ProviderSpec;
+  SSHKey: SSHKeySpec;
   Server: ServerSpec;
   Database: DatabaseSpec;
   App: AppSpec;
@@ -22,7 +23,7 @@ export function isKind(value: unknown): value is Kind {
   return typeof value === 'string' && (KINDS as readonly string[]).includes(value);
 }
 
-/** The rank of a kind in creation order (Provider 0 … App 3). */
+/** The rank of a kind in creation order (Provider 0 … App 4). */
 export function kindRank(kind: Kind): number {
   return KINDS.indexOf(kind);
 }
@@ -39,7 +40,11 @@ export interface ReferenceField {
 
 export const REFERENCE_FIELDS: Record<Kind, readonly ReferenceField[]> = {
   Provider: [],
-  Server: [{ pointer: '/spec/provider', field: 'provider', target: 'Provider', many: false }],
+  SSHKey: [],
+  Server: [
+    { pointer: '/spec/provider', field: 'provider', target: 'Provider', many: false },
+    { pointer: '/spec/sshKeys', field: 'sshKeys', target: 'SSHKey', many: true },
+  ],
   Database: [
     { pointer: '/spec/server', field: 'server', target: 'Server', many: false },
     { pointer: '/spec/provider', field: 'provider', target: 'Provider', many: false },
@@ -53,7 +58,10 @@ export const REFERENCE_FIELDS: Record<Kind, readonly ReferenceField[]> = {
 /** Top-level spec fields whose change cannot be made in place: the resource is replaced. */
 export const REPLACEMENT_FIELDS: Record<Kind, readonly string[]> = {
   Provider: ['vendor'],
-  Server: ['provider', 'region', 'image', 'userData'],
+  // A generated key is a new pair; an imported one is another key.
+  SSHKey: ['publicKey', 'algorithm', 'bits'],
+  // Vendors read userData and the keys to install (sshKeys) at the first boot only.
+  Server: ['provider', 'region', 'image', 'userData', 'sshKeys'],
   Database: ['type', 'server', 'managed', 'provider', 'region'],
   App: ['server'],
 };
@@ -61,6 +69,7 @@ export const REPLACEMENT_FIELDS: Record<Kind, readonly string[]> = {
 /** Spec paths (dotted, `*` for any key) whose values are secret and masked in plans and logs. */
 export const SENSITIVE_PATHS: Record<Kind, readonly string[]> = {
   Provider: [],
+  SSHKey: [],
   Server: ['userData'],
   Database: [],
   App: ['env.*'],
@@ -69,6 +78,7 @@ export const SENSITIVE_PATHS: Record<Kind, readonly string[]> = {
 /** Plural resource names, as used by `cairn get` and the Kubernetes-style API. */
 export const PLURALS: Record<Kind, string> = {
   Provider: 'providers',
+  SSHKey: 'sshkeys',
   Server: 'servers',
   Database: 'databases',
   App: 'apps',
@@ -77,7 +87,7 @@ export const PLURALS: Record<Kind, string> = {
 /** Resolves what a user typed for a kind (`server`, `servers`, `Server`, `db`) to the kind. */
 export function parseKindName(text: string): Kind | undefined {
   const lower = text.toLowerCase();
-  const aliases: Record<string, Kind> = { db: 'Database', dbs: 'Database', svr: 'Server' };
+  const aliases: Record<string, Kind> = { db: 'Database', dbs: 'Database', svr: 'Server', 'ssh-key': 'SSHKey', 'ssh-keys': 'SSHKey' };
   if (aliases[lower]) return aliases[lower];
   return KINDS.find((k) => k.toLowerCase() === lower || PLURALS[k] === lower);
 }
@@ -85,6 +95,7 @@ export function parseKindName(text: string): Kind | undefined {
 /** API.md's status values, the only values `status.phase` takes for each kind. */
 export const PHASES = {
   Provider: ['untested', 'valid', 'invalid'],
+  SSHKey: ['pending', 'ready', 'error', 'deleting'],
   Server: ['pending', 'provisioning', 'running', 'stopping', 'stopped', 'starting', 'rebooting', 'deleting', 'error'],
   Database: ['pending', 'creating', 'available', 'backing_up', 'restoring', 'deleting', 'error'],
   App: ['pending', 'deploying', 'running', 'stopping', 'stopped', 'failed', 'deleting'],
@@ -95,6 +106,7 @@ export type Phase<K extends Kind = Kind> = (typeof PHASES)[K][number];
 /** The phases in which a resource of a kind has converged and is usable. */
 export const READY_PHASES: Record<Kind, readonly string[]> = {
   Provider: ['valid'],
+  SSHKey: ['ready'],
   Server: ['running', 'stopped'],
   Database: ['available'],
   App: ['running', 'stopped'],

@@ -12,6 +12,7 @@ import { importedExternalId, resourceKey } from './resource.js';
 
 const KIND_SPECS: Record<Kind, fc.Arbitrary<object>> = {
   Provider: fc.record({ vendor: fc.constantFrom('sandbox', 'local') }),
+  SSHKey: fc.record({ algorithm: fc.constantFrom('ed25519', 'rsa') }),
   Server: fc.record({ provider: fc.constant('p'), region: fc.constantFrom('eu-1', 'us-1'), size: fc.constantFrom('small', 'medium'), image: fc.constant('debian-12') }),
   Database: fc.record({ type: fc.constant('postgresql'), server: fc.constant('s'), version: fc.constantFrom('15', '16'), storageGb: fc.integer({ min: 1, max: 3 }) }),
   App: fc.record({
@@ -21,7 +22,7 @@ const KIND_SPECS: Record<Kind, fc.Arbitrary<object>> = {
 };
 
 /** One resource's identity: few names and namespaces, so desired and recorded overlap often. */
-const identity = fc.record({ kind: fc.constantFrom<Kind>('Provider', 'Server', 'Database', 'App'), namespace: fc.constantFrom('default', 'team-a'), name: fc.constantFrom('a', 'b', 'c', 'd') });
+const identity = fc.record({ kind: fc.constantFrom<Kind>('Provider', 'SSHKey', 'Server', 'Database', 'App'), namespace: fc.constantFrom('default', 'team-a'), name: fc.constantFrom('a', 'b', 'c', 'd') });
 
 const desiredResource: fc.Arbitrary<PlanDesired> = identity.chain((id) =>
   fc.record({

@@ -151,6 +151,7 @@ describe('planChanges: nested field diffs', () => {
 describe('planChanges: replacement', () => {
   const base: Record<Kind, (spec?: object) => PlanDesired> = {
     Provider: (spec) => provider('sandbox', spec),
+    SSHKey: (spec) => desired('SSHKey', 'deploy', { ...spec }),
     Server: (spec) => server('web-1', spec),
     Database: (spec) => database('shop-db', spec),
     App: (spec) => app('shop', spec),

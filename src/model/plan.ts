@@ -4,7 +4,7 @@
  * reasons and sensitive values masked. Shared by `cairn plan`, the API's dry run and PR comments.
  *
  * Order is execution order. References only point at earlier kinds (KINDS), so:
- * 1. creates, updates, replaces and noops first, Provider → Server → Database → App, so that a
+ * 1. creates, updates, replaces and noops first, Provider → SSHKey → Server → Database → App, so that a
  *    resource comes after everything it references;
  * 2. then deletes, App → Database → Server → Provider, so that a resource goes before what it
  *    depended on. Deletes come last (like Argo CD's PruneLast) because an App that drops a

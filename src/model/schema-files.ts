@@ -10,6 +10,7 @@ import type { Kind } from './kinds.js';
 /** The schema file of each kind, and the shared metadata schema they `$ref`. */
 export const KIND_SCHEMA_FILES: Record<Kind, string> = {
   Provider: 'provider.schema.json',
+  SSHKey: 'sshkey.schema.json',
   Server: 'server.schema.json',
   Database: 'database.schema.json',
   App: 'app.schema.json',

@@ -20,6 +20,9 @@ export interface ShapeIssue {
 export const DNS_LABEL_MESSAGE =
   "must be a DNS-1123 label (lower-case letters, digits and '-', starting and ending with a letter or digit)";
 
+/** schemas/sshkey.schema.json's pattern of spec.publicKey. */
+const SSH_PUBLIC_KEY_PATTERN = '^[ \\t\\r\\n]*(ssh-ed25519|ssh-rsa|ecdsa-sha2-nistp256|ecdsa-sha2-nistp384|ecdsa-sha2-nistp521)[ \\t]+[A-Za-z0-9+/]+={0,2}([ \\t][^\\r\\n]*)?[ \\t\\r\\n]*$';
+
 /** What each pattern of the schemas means, in words. */
 const PATTERN_MESSAGES: Record<string, string> = {
   '^[a-z0-9]([-a-z0-9]*[a-z0-9])?$': DNS_LABEL_MESSAGE,
@@ -29,6 +32,8 @@ const PATTERN_MESSAGES: Record<string, string> = {
   '^/': 'must start with "/"',
   '^https?://': 'must be an http:// or https:// URL',
   '^[0-9]+(\\.[0-9]+)?$': 'must be a version number such as "16" or "4.4"',
+  [SSH_PUBLIC_KEY_PATTERN]:
+    'must be one public key line as in a .pub file or authorized_keys: ssh-ed25519, ssh-rsa or ecdsa-sha2-nistp256/384/521, its base64, an optional comment (no options before it, no DSA, one key only)',
 };
 
 /** Conditional rules (`if`/`then`/`not`) of a kind's schema, worded for users. */
@@ -40,6 +45,13 @@ const RULE_MESSAGES: Record<string, string> = {
     `Database#/properties/spec/allOf/1/else/properties/${field}/false schema`,
     `${field} is for managed databases only: add managed: true, or remove ${field} and name the server it runs on`,
   ])),
+  'SSHKey#/properties/spec/properties/publicKey/not':
+    'this is a private key, not a public one: give the public key (the one line of the .pub file, e.g. ~/.ssh/id_ed25519.pub) and consider this private key exposed',
+  ...Object.fromEntries(['algorithm', 'bits'].map((field) => [
+    `SSHKey#/properties/spec/allOf/0/then/properties/${field}/false schema`,
+    `${field} is for keys cairn generates; an imported key (publicKey) is what it is: remove ${field}, or remove publicKey to have cairn generate the pair`,
+  ])),
+  'SSHKey#/properties/spec/allOf/1/else/properties/bits/false schema': 'bits is for RSA keys only (algorithm: rsa); ed25519 keys are always 256 bits',
   'App#/properties/metadata/properties/annotations/properties/cairn.dev~1external-id/false schema':
     'apps cannot be imported: cairn builds and deploys an app itself; remove the annotation and cairn deploys it',
 };

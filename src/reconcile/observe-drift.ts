@@ -21,6 +21,7 @@ function changesOf(ctx: ReconcileContext, r: AnyStoredResource): Promise<string[
     case 'App':
       return observeAppDrift(ctx, r);
     case 'Provider':
+    case 'SSHKey':
       return Promise.resolve([]);
   }
 }

@@ -13,10 +13,11 @@ import { reconcileApp } from './reconcile-app.js';
 import { reconcileDatabase } from './reconcile-database.js';
 import { reconcileProvider } from './reconcile-provider.js';
 import { reconcileServer } from './reconcile-server.js';
+import { reconcileSshKey } from './reconcile-ssh-key.js';
 import { StatusDraft } from './status-draft.js';
 
 /** The phase a kind shows when it stalls: it needs the user. */
-export const FAILED_PHASE: Record<Kind, string> = { Provider: 'invalid', Server: 'error', Database: 'error', App: 'failed' };
+export const FAILED_PHASE: Record<Kind, string> = { Provider: 'invalid', SSHKey: 'error', Server: 'error', Database: 'error', App: 'failed' };
 
 /** `becameReady`/`becameFailed`: what waits on it has something new to see. */
 export type ReconcileOutcome = { ok: true; result: ReconcileResult; becameReady: boolean; becameFailed: boolean } | { ok: false; failure: ClassifiedFailure; becameFailed: boolean };
@@ -68,6 +69,8 @@ function dispatch(ctx: ReconcileContext, r: AnyStoredResource, draft: StatusDraf
   switch (r.kind) {
     case 'Provider':
       return reconcileProvider(ctx, r, draft);
+    case 'SSHKey':
+      return reconcileSshKey(ctx, r, draft);
     case 'Server':
       return reconcileServer(ctx, r, draft);
     case 'Database':

@@ -1,13 +1,17 @@
 /**
  * @module Servers: created at their Provider's cloud driver, resized in place, replaced when
- * provider/region/image change, powered on or off to match `spec.state`; then their actions
- * (reboot, start, stop) are carried out.
+ * provider/region/image/userData/sshKeys change, powered on or off to match `spec.state`; then
+ * their actions (reboot, start, stop) are carried out. A server is created with the public keys
+ * of its SSHKeys (it waits until they are ready) and cairn's own runtime key of the tenant (both
+ * keys during a rotation) in its first-boot user data.
  */
 import type { CloudDriver, ServerDesired, ServerObserved } from '../drivers/contract.js';
 import { effectiveDeletionPolicy, selfHeals, type StoredResource } from '../model/resource.js';
 import type { ReconcileContext, ReconcileResult } from './context.js';
 import { findDependency, requireReady } from './dependencies.js';
 import { doing } from './errors.js';
+import { recordedKeyFacts } from './reconcile-ssh-key.js';
+import { RuntimeKeys } from '../ssh-keys/runtime-key.js';
 import { composeUserData } from '../drivers/kit/user-data.js';
 import { VendorRejectedError } from '../drivers/errors.js';
 import { observeManagedDrift, reconcileManaged, REASON_DRIFT, type ManagedAdapter, type Progress, type StepResult } from './managed.js';
@@ -18,9 +22,9 @@ export const DEFAULT_SERVER_IMAGE = 'debian-12';
 export const REASON_POWER = 'PowerChanged';
 
 /** The user data the vendor gets; a #cloud-config that cloud-init could not read stalls the server before anything is created. */
-function composeServerUserData(userData: string | undefined): string | null {
+function composeServerUserData(userData: string | undefined, sshPublicKeys: readonly string[]): string | null {
   try {
-    return composeUserData(userData, []);
+    return composeUserData(userData, sshPublicKeys);
   } catch (error) {
     throw new VendorRejectedError((error as Error).message, { field: 'userData' });
   }
@@ -37,8 +41,9 @@ const serverAdapter: ManagedAdapter<'Server', ServerDesired, ServerObserved> = {
     return { client: driver.servers, vendor: `${provider.spec.vendor} (Provider/${provider.name})` };
   },
 
-  desired(_ctx, r) {
-    const userData = composeServerUserData(r.spec.userData);
+  desired(ctx, r) {
+    // Keys are read at the first boot only: looked up while the server is still to be created.
+    const userData = composeServerUserData(r.spec.userData, r.status.externalId ? [] : serverPublicKeys(ctx, r));
     return Promise.resolve({ name: r.name, region: r.spec.region, size: r.spec.size, image: r.spec.image ?? DEFAULT_SERVER_IMAGE, ...(userData === null ? {} : { userData }) });
   },
 
@@ -112,6 +117,21 @@ const serverAdapter: ManagedAdapter<'Server', ServerDesired, ServerObserved> = {
     ctx.store.actions.failOpen(r.uid, `Server/${r.name} was deleted`);
   },
 };
+
+/**
+ * The public keys a new server accepts: its SSHKeys' (each must be ready; a wait says which is
+ * not) and cairn's own runtime key of the tenant (the previous one too while a rotation is in
+ * progress, so that either works).
+ */
+function serverPublicKeys(ctx: ReconcileContext, r: StoredResource<'Server'>): string[] {
+  const keys = (r.spec.sshKeys ?? []).map((name) => {
+    const key = requireReady(ctx, r, 'SSHKey', name);
+    const facts = recordedKeyFacts(key);
+    if (!facts) throw new Error(`SSHKey/${name} is ready but its status has no public key`);
+    return facts.publicKey;
+  });
+  return [...keys, ...new RuntimeKeys(ctx.store).authorizedPublicKeys(r.tenant)];
+}
 
 /** A settled server whose power is not what its converged spec wants, as `power: before → after`. */
 function powerDrift(r: StoredResource<'Server'>, observed: ServerObserved): string[] {

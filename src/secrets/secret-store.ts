@@ -14,11 +14,20 @@ export type SecretPurpose =
   /** Credentials of a git source; name = the source's id. */
   | 'source-credentials'
   /** The secret that signs a git source's push webhooks; name = the source's id. */
-  | 'source-webhook';
+  | 'source-webhook'
+  /** A key pair cairn generated for an SSHKey (JSON, see src/ssh-keys/sealed-pairs.ts); name = the SSHKey's uid. */
+  | 'ssh-key-pair'
+  /** cairn's own SSH key pair of a tenant (JSON, see src/ssh-keys/runtime-key.ts); name = `current` or `previous`. */
+  | 'ssh-runtime-key';
 
 export interface SecretStore {
   /** Encrypts and stores `value`, replacing any earlier value under the same identity. */
   put(tenant: string, purpose: SecretPurpose, name: string, value: string): void;
+  /**
+   * Encrypts and stores `value` only when nothing is stored under the same identity; true when
+   * it stored it. What is stored first stays: two writers racing keep one value, never two.
+   */
+  putIfAbsent(tenant: string, purpose: SecretPurpose, name: string, value: string): boolean;
   /** The decrypted value, or undefined when none is stored. */
   get(tenant: string, purpose: SecretPurpose, name: string): string | undefined;
   /** Removes the value; removing one that is not there succeeds. */

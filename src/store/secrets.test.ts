@@ -28,6 +28,20 @@ afterEach(() => {
 const keyFile = (): string => join(dir, 'master.key');
 
 describe('store.secrets', () => {
+  it('putIfAbsent stores only the first value under an identity, sealed like put', () => {
+    const store = open();
+    expect(store.secrets.putIfAbsent('default', 'ssh-key-pair', 'uid-1', 'first')).toBe(true);
+    expect(store.secrets.putIfAbsent('default', 'ssh-key-pair', 'uid-1', 'second')).toBe(false);
+    expect(store.secrets.get('default', 'ssh-key-pair', 'uid-1')).toBe('first');
+    expect(store.secrets.putIfAbsent('acme', 'ssh-key-pair', 'uid-1', 'other tenant')).toBe(true);
+    expect(store.secrets.get('acme', 'ssh-key-pair', 'uid-1')).toBe('other tenant');
+    const db = new Database(join(dir, 'cairn.db'), { readonly: true });
+    const row = db.prepare(`SELECT ciphertext FROM secrets WHERE tenant = 'default'`).get() as { ciphertext: string };
+    db.close();
+    expect(row.ciphertext).toMatch(/^v1\./);
+    expect(row.ciphertext).not.toContain('first');
+  });
+
   it('puts, gets, replaces and deletes values per tenant, purpose and name', () => {
     const store = open();
     expect(store.secrets.get('default', 'database-password', 'db-1')).toBeUndefined();

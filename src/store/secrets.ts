@@ -50,6 +50,22 @@ export class EncryptedSecrets implements SecretStore, DataKeyWrapper {
       .immediate();
   }
 
+  putIfAbsent(tenant: string, purpose: SecretPurpose, name: string, value: string): boolean {
+    return this.db
+      .transaction((): boolean => {
+        const key = this.sealingKey();
+        const now = nowIso();
+        const { changes } = this.sql
+          .get(
+            `INSERT INTO secrets (tenant, purpose, name, key_id, ciphertext, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?)
+             ON CONFLICT (tenant, purpose, name) DO NOTHING`,
+          )
+          .run(tenant, purpose, name, key.id, sealSecret(key, value, secretAad(tenant, purpose, name)), now, now);
+        return changes === 1;
+      })
+      .immediate();
+  }
+
   get(tenant: string, purpose: SecretPurpose, name: string): string | undefined {
     const row = this.sql.get(`SELECT ciphertext FROM secrets WHERE tenant = ? AND purpose = ? AND name = ?`).get(tenant, purpose, name) as
       | { ciphertext: string }

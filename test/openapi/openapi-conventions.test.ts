@@ -25,6 +25,8 @@ const EXPECTED_ROUTES = [
   'GET /api/v1/providers', 'POST /api/v1/providers', 'GET /api/v1/providers/vendors', 'GET /api/v1/providers/{id}', 'PUT /api/v1/providers/{id}',
   'DELETE /api/v1/providers/{id}', 'POST /api/v1/providers/{id}/test', 'GET /api/v1/providers/{id}/regions', 'GET /api/v1/providers/{id}/sizes',
   'POST /api/v1/providers/{id}/credentials/rotate',
+  'GET /api/v1/ssh-keys', 'POST /api/v1/ssh-keys', 'GET /api/v1/ssh-keys/{id}', 'DELETE /api/v1/ssh-keys/{id}',
+  'GET /api/v1/ssh-keys/runtime', 'POST /api/v1/ssh-keys/runtime/rotate',
   'GET /api/v1/servers', 'POST /api/v1/servers', 'GET /api/v1/servers/{id}', 'PUT /api/v1/servers/{id}', 'DELETE /api/v1/servers/{id}',
   'POST /api/v1/servers/{id}/start', 'POST /api/v1/servers/{id}/stop', 'POST /api/v1/servers/{id}/reboot', 'GET /api/v1/servers/{id}/metrics',
   'GET /api/v1/databases', 'POST /api/v1/databases', 'GET /api/v1/databases/{id}', 'PUT /api/v1/databases/{id}', 'DELETE /api/v1/databases/{id}',
@@ -79,7 +81,7 @@ const operations: Located[] = documentedOperations().map(({ method, path, pathKe
   parameters: parameters.map(resolveParameter),
 }));
 
-const RECORDS = new Set(['Provider', 'Server', 'Database', 'App']);
+const RECORDS = new Set(['Provider', 'SSHKey', 'Server', 'Database', 'App']);
 
 describe('schemas/openapi.yaml', () => {
   it('documents exactly the routes of this issue, and nothing of billing, migrations or identity providers', () => {
@@ -189,6 +191,7 @@ describe('schemas/openapi.yaml', () => {
     const schemas = components.schemas!;
     const statusOf = (name: string): unknown => resolveSchema((schemas[name]!.properties as Record<string, JsonSchema>).status!).enum;
     expect(statusOf('Provider')).toEqual(PHASES.Provider);
+    expect(statusOf('SSHKey')).toEqual(PHASES.SSHKey);
     expect(statusOf('Server')).toEqual(PHASES.Server);
     expect(statusOf('Database')).toEqual(PHASES.Database);
     expect(statusOf('App')).toEqual(PHASES.App);

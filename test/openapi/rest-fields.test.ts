@@ -87,7 +87,8 @@ describe.each(KINDS)('every %s manifest field', (kind) => {
       const expected = shape(field.schema);
       const bodies: Array<[string, Json | undefined]> = [['create', createProperties[twin.rest]], ['update', (update.properties as Record<string, Json>)[twin.rest]], ['record', record[twin.rest]]];
       for (const [where, property] of bodies) {
-        if (property === undefined) continue;
+        // What the record shows of such a field is what the resource turned out to be: its own component.
+        if (property === undefined || (where === 'record' && twin.recordShowsObserved)) continue;
         const value = resolve(((property.oneOf as Json[] | undefined) ?? [property])[0]!);
         if (twin.references) {
           // An id where the manifest has a name: a UUID (or a list of them) with the list's bounds.
@@ -112,7 +113,9 @@ describe.each(KINDS)('every %s manifest field', (kind) => {
   });
 
   it('is never null in a record when the manifest requires it or gives it a default', () => {
-    for (const twin of fields.filter((f) => !f.writeOnly)) {
+    // The record shows what the resource turned out to be, under the same name, in its own (nullable) schema.
+    for (const twin of fields.filter((f) => f.recordShowsObserved)) expect(record[twin.rest], `${kind} record shows the observed ${twin.rest}`).toBeDefined();
+    for (const twin of fields.filter((f) => !f.writeOnly && !f.recordShowsObserved)) {
       const nullable = (record[twin.rest]!.oneOf as Json[] | undefined)?.some((s) => s.type === 'null') === true;
       const alwaysThere = (twin.requiredAllTheWay && !twin.references) || (twin.whenAbsent !== undefined && twin.parentsRequired);
       expect(nullable, `${kind} record ${twin.rest}`).toBe(!alwaysThere);

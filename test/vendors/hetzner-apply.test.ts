@@ -22,7 +22,10 @@ describe('examples/vendors/hetzner', () => {
     const servers = setup.double.servers();
     expect(servers.map((s) => `${s.name}:${s.location}:${s.type}:${s.status}`).sort()).toEqual(['web-ash:ash:cpx11:running', 'web-fsn:fsn1:cx22:running', 'web-nbg:nbg1:cx22:running']);
     expect(servers.every((s) => s.labels['cairn-key']?.startsWith('cairn-'))).toBe(true);
-    expect(servers.find((s) => s.name === 'web-fsn')?.userData, 'spec.userData reaches the vendor').toBe('#cloud-config\npackages: [nginx]\n');
+    // The user's cloud-config reaches the vendor with cairn's runtime key added to it.
+    expect(servers.find((s) => s.name === 'web-fsn')?.userData, 'spec.userData reaches the vendor').toMatch(
+      /^#cloud-config\npackages: \[ nginx \]\nssh_authorized_keys:\n {2}- ssh-ed25519 AAAA[A-Za-z0-9+/=]+ cairn-runtime:default\n$/,
+    );
   });
 
   it('resizes in place, and refuses a size Hetzner lacks, naming the valid ones', async () => {

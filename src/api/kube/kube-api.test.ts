@@ -33,7 +33,7 @@ describe('discovery and documents', () => {
     expect(JSON.stringify(aggregated.body)).toContain('"resource":"servers"');
     const resources = await f.call('GET', '/apis/cairn.dev/v1');
     const names = (resources.body.resources as Array<{ name: string; shortNames?: string[] }>).map((r) => r.name);
-    expect(names).toEqual(expect.arrayContaining(['providers', 'servers', 'databases', 'apps', 'servers/status']));
+    expect(names).toEqual(expect.arrayContaining(['providers', 'sshkeys', 'servers', 'databases', 'apps', 'servers/status', 'sshkeys/status']));
   });
 
   it('refuses a missing or wrong token with an Unauthorized Status; /version is open', async () => {

@@ -34,6 +34,12 @@ export interface FieldMapping {
   description?: string;
   /** Taken by bodies but never shown by records (it may hold secrets, like a server's user data). */
   writeOnly?: boolean;
+  /**
+   * Taken by bodies as asked; the record shows under the same name what the resource turned out
+   * to be (from its status, by the codec), not the spec's value — an SSH key's algorithm is
+   * `ecdsa` for an imported ECDSA key, whose spec names no algorithm.
+   */
+  recordShowsObserved?: boolean;
 }
 
 export interface KindMapping {
@@ -59,15 +65,28 @@ export const REST_FIELD_MAPPING: Readonly<Record<Kind, KindMapping>> = {
     },
     restOnly: { create: { credentials: 'Credentials' }, update: { credentials: 'Credentials' } },
   },
+  SSHKey: {
+    fields: {
+      publicKey: { update: false, recordShowsObserved: true, description: 'A public key to import (one authorized_keys line, never a private key); leave it out to have cairn generate the pair.' },
+      algorithm: { update: false, recordShowsObserved: true },
+      bits: { update: false, recordShowsObserved: true },
+    },
+    specOnly: {},
+    restOnly: { create: { return_private_key: 'ReturnPrivateKey' }, update: {} },
+  },
   Server: {
     fields: {
       provider: { rest: 'provider_id', references: 'Provider', update: false },
       region: { update: false },
       image: { component: 'OsImage' },
       userData: { update: false, writeOnly: true },
+      sshKeys: {
+        rest: 'ssh_key_ids', component: 'SshKeyIds', references: 'SSHKey', update: false, emptyWhenAbsent: true,
+        description: 'Ids of the SSH keys the server accepts from its first boot (with cairn\'s own key); read once, at creation.',
+      },
     },
     specOnly: {},
-    restOnly: { create: { ssh_key_ids: 'SshKeyIds' }, update: {} },
+    restOnly: { create: {}, update: {} },
   },
   Database: {
     fields: {

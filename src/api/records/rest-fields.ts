@@ -28,6 +28,8 @@ export interface RestField {
   clearsParent?: boolean;
   /** Taken by bodies, never shown by records. */
   writeOnly?: boolean;
+  /** The record shows what the resource turned out to be under this name, not the spec's value (the codec fills it). */
+  recordShowsObserved?: boolean;
 }
 
 type Json = Record<string, unknown>;
@@ -100,7 +102,7 @@ export function applyBodyFields(kind: Kind, mode: 'create' | 'update', body: obj
 export function specRecordFields(kind: Kind, spec: object): Record<string, unknown> {
   const record: Record<string, unknown> = {};
   for (const field of REST_FIELDS[kind]) {
-    if (field.references || field.writeOnly) continue;
+    if (field.references || field.writeOnly || field.recordShowsObserved) continue;
     const value = specValue(spec, field.spec);
     if (value !== undefined) record[field.rest] = value;
     else if (field.whenAbsent !== undefined && parentPresent(spec, field.spec)) record[field.rest] = structuredClone(field.whenAbsent);

@@ -4,7 +4,6 @@
  */
 import type { ServerSpec } from '../../model/generated/kinds.js';
 import { effectiveDeletionPolicy, type Manifest, type StoredResource } from '../../model/resource.js';
-import { ValidationError } from '../../model/errors.js';
 import { apiMetadata, baseRecord, keptMetadata, type BaseRecord } from './common.js';
 import type { ResourceLookup } from './lookup.js';
 import { applyBodyFields, specRecordFields } from './rest-fields.js';
@@ -17,6 +16,8 @@ export interface ServerRecord extends BaseRecord {
   ipv4: string | null;
   ipv6: string | null;
   power: 'on' | 'off' | null;
+  /** The SSH keys installed at creation (those that still exist). */
+  ssh_key_ids: string[];
   state: 'running' | 'stopped';
   /** What deleting it does at the vendor: as stated, else Orphan for an imported server and Delete otherwise. */
   deletion_policy: 'Delete' | 'Orphan';
@@ -60,17 +61,16 @@ export function serverRecord(r: StoredResource<'Server'>, lookup: ResourceLookup
     ipv4: text(endpoints.ipv4),
     ipv6: text(endpoints.ipv6),
     power: powerOf(r.status.details?.power),
+    ssh_key_ids: (r.spec.sshKeys ?? []).map((name) => lookup.idOf('SSHKey', name, r.namespace)).filter((id): id is string => id !== null),
     deletion_policy: effectiveDeletionPolicy(r),
   };
 }
 
-export function serverManifest(body: ServerCreateBody, providerName: string): Manifest<'Server'> {
-  if (body.ssh_key_ids !== undefined && body.ssh_key_ids.length > 0) {
-    const message = 'SSH keys are not managed by this cairn yet; leave ssh_key_ids out (the image\'s default access applies)';
-    throw new ValidationError(`ssh_key_ids: ${message}`, [{ pointer: '/ssh_key_ids', message }]);
-  }
+/** `sshKeyNames`: the names of the SSHKeys `ssh_key_ids` names, in order. */
+export function serverManifest(body: ServerCreateBody, providerName: string, sshKeyNames: string[] = []): Manifest<'Server'> {
   const spec: ServerSpec = { provider: providerName, region: body.region, size: body.size, image: DEFAULT_IMAGE };
   applyBodyFields('Server', 'create', body, spec);
+  if (sshKeyNames.length > 0) spec.sshKeys = sshKeyNames;
   return { apiVersion: 'cairn.dev/v1', kind: 'Server', metadata: apiMetadata(body.name, body.labels), spec };
 }
 

@@ -44,7 +44,8 @@ export function serverRoutes(deps: ApiDeps, catalogs: ProviderCatalogs): Router 
     const body = validateBody<ServerCreateBody>('post', '/servers', req.body);
     const lookup = lookupFor(principal.tenant);
     const provider = lookup.referenced('Provider', body.provider_id, '/provider_id');
-    const manifest = checkManifest(serverManifest(body, provider.name));
+    const sshKeyNames = (body.ssh_key_ids ?? []).map((id, index) => lookup.referenced('SSHKey', id, `/ssh_key_ids/${index}`).name);
+    const manifest = checkManifest(serverManifest(body, provider.name, sshKeyNames));
     await catalogs.check(provider, body.region, body.size);
     const created = store.resources.create(principal.tenant, 'api', manifest) as StoredResource<'Server'>;
     deps.afterWrite();

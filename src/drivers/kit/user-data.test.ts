@@ -24,6 +24,13 @@ describe('composeUserData', () => {
     expect(parse(text)).toEqual({ packages: ['nginx'], ssh_authorized_keys: [other, KEY] });
   });
 
+  it('keeps a long key on one line when merging it into a #cloud-config', () => {
+    const long = `ssh-rsa AAAAB3NzaC1yc2E${'A'.repeat(540)} cairn:default/legacy`;
+    const merged = composeUserData('#cloud-config\npackages: [nginx]\n', [long])!;
+    expect(merged.split('\n')).toContain(`  - ${long}`);
+    expect(parse(merged)).toEqual({ packages: ['nginx'], ssh_authorized_keys: [long] });
+  });
+
   it('sends a shell script beside a cloud-config part in a MIME multi-part archive', () => {
     const text = composeUserData('#!/bin/sh\necho hi\n', [KEY])!;
     expect(text).toMatch(/^Content-Type: multipart\/mixed; boundary="([^"]+)"/);

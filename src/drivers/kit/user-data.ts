@@ -40,7 +40,8 @@ function mergeKeysIntoCloudConfig(text: string, keys: readonly string[]): string
   for (const key of keys) if (!present.has(key)) list.add(key);
   if (doc.contents === null) return cloudConfigWithKeys(keys);
   doc.set('ssh_authorized_keys', list);
-  return `${CLOUD_CONFIG}\n${doc.toString().replace(/^#cloud-config\n/, '')}`;
+  // lineWidth 0: a key stays on one line (YAML would fold a long one, which reads back the same but not to a person).
+  return `${CLOUD_CONFIG}\n${doc.toString({ lineWidth: 0 }).replace(/^#cloud-config\n/, '')}`;
 }
 
 /** cloud-init's content type for a part, from its first line (cloud-init's own starts-with table). */

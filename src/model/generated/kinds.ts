@@ -73,6 +73,38 @@ export interface CredentialsRef {
   secret?: string;
 }
 
+export type SSHKeySpec = {
+  /**
+   * A public key to import, one line as in authorized_keys or a .pub file: ssh-ed25519, ssh-rsa (2048 bits or more) or ecdsa-sha2-nistp256/384/521, its base64, and an optional comment. Leave it out to have cairn generate the pair. Never a private key. Changing it replaces the key.
+   */
+  publicKey?: string;
+  /**
+   * The kind of pair cairn generates when there is no publicKey: ed25519 (when left out) or rsa. Not with publicKey. Changing it replaces the key.
+   */
+  algorithm?: "ed25519" | "rsa";
+  /**
+   * The size of a generated RSA key: 3072 (when left out) or 4096. Only with algorithm: rsa. Changing it replaces the key.
+   */
+  bits?: 3072 | 4096;
+};
+
+/**
+ * An SSH key that servers accept at their first boot: a public key imported (publicKey), or a pair cairn generates and whose private key it keeps sealed.
+ */
+export interface SSHKey {
+  /**
+   * Always cairn.dev/v1.
+   */
+  apiVersion: "cairn.dev/v1";
+  kind: "SSHKey";
+  metadata: ObjectMeta;
+  spec: SSHKeySpec;
+  /**
+   * Written by cairn; ignored on input.
+   */
+  status?: {};
+}
+
 /**
  * A virtual machine at a Provider.
  */
@@ -111,6 +143,12 @@ export interface ServerSpec {
    * Cloud-init user data for the server's first boot: a #cloud-config document, a shell script (#!) or anything else cloud-init reads. The vendor receives it at creation (base64 where its API wants that); changing it replaces the server, as the vendors read it only once. A #cloud-config document must be a YAML mapping.
    */
   userData?: string;
+  /**
+   * Names of the SSHKeys (same namespace) whose public keys the server accepts from its first boot, with cairn's own key. The vendors read them once, at creation: changing the list replaces the server.
+   *
+   * @maxItems 50
+   */
+  sshKeys?: string[];
   /**
    * Desired power state.
    */

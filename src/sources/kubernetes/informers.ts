@@ -1,5 +1,5 @@
 /**
- * @module List+watch informers for cairn's four kinds in a cluster (@kubernetes/client-node's
+ * @module List+watch informers for cairn's kinds in a cluster (@kubernetes/client-node's
  * ListWatch): resourceVersion resume, bookmarks asked for, a relist on 410 Gone (ListWatch's own),
  * and a restart with exponential backoff (250 ms doubling to 30 s) after any other error. Every
  * `relistMs` each kind is also listed afresh and every object handed to the handlers again (as

@@ -23,6 +23,32 @@ export const REST_FIELDS: Readonly<Record<Kind, readonly RestField[]>> = {
       "component": "ProviderEndpoint"
     }
   ],
+  "SSHKey": [
+    {
+      "rest": "public_key",
+      "spec": "publicKey",
+      "create": true,
+      "update": false,
+      "component": "SSHKeyPublicKey",
+      "recordShowsObserved": true
+    },
+    {
+      "rest": "algorithm",
+      "spec": "algorithm",
+      "create": true,
+      "update": false,
+      "component": "SSHKeyAlgorithm",
+      "recordShowsObserved": true
+    },
+    {
+      "rest": "bits",
+      "spec": "bits",
+      "create": true,
+      "update": false,
+      "component": "SSHKeyBits",
+      "recordShowsObserved": true
+    }
+  ],
   "Server": [
     {
       "rest": "provider_id",
@@ -60,6 +86,15 @@ export const REST_FIELDS: Readonly<Record<Kind, readonly RestField[]>> = {
       "update": false,
       "component": "ServerUserData",
       "writeOnly": true
+    },
+    {
+      "rest": "ssh_key_ids",
+      "spec": "sshKeys",
+      "create": true,
+      "update": false,
+      "component": "SshKeyIds",
+      "references": "SSHKey",
+      "whenAbsent": []
     },
     {
       "rest": "state",
