@@ -15,6 +15,15 @@ import { environmentRefusal, LOCAL_VENDOR, localVendorRefusal, tenantMayUseHost 
 import { DEFAULT_CALL_DEADLINES, withDeadlines, type CallDeadlines } from './call-deadlines.js';
 import { durableBeforeCalls, type CommitBarrier } from './durable-drivers.js';
 import { StallError } from './errors.js';
+import type { SshAccess } from '../ssh/access.js';
+import type { HostKeyPins } from '../ssh/host-keys.js';
+import { SshConnections } from '../ssh/connection-pool.js';
+import { RuntimeKeys, type RuntimeKeyStorage } from '../ssh-keys/runtime-key.js';
+
+/** The process's SSH connections for one pool. */
+function sshConnections(): SshConnections {
+  return new SshConnections();
+}
 
 export const REASON_CREDENTIALS_MISSING = 'CredentialsMissing';
 export const REASON_CREDENTIALS_INVALID = 'CredentialsUnusable';
@@ -50,6 +59,10 @@ export interface DriverPoolOptions {
   tenantName?: (tenantId: string) => string | undefined;
   /** When given, every vendor call waits for this commit group first, and may open it again after (see durable-drivers.ts). */
   commits?: CommitBarrier;
+  /** How a tenant's drivers reach servers over SSH (its runtime key, its pinned host keys); see src/ssh/access.ts. */
+  sshAccess?: (tenantId: string) => SshAccess;
+  /** Called when the pool closes, after its drivers (releases what the pool's user shared with them). */
+  onClose?: () => Promise<void>;
 }
 
 export class DriverPool {
@@ -97,6 +110,7 @@ export class DriverPool {
     const entries = [...this.cache.values()];
     this.cache.clear();
     await Promise.all(entries.map((entry) => closeEntry(entry)));
+    await this.options.onClose?.();
   }
 
   /**
@@ -125,6 +139,7 @@ export class DriverPool {
       dataDir: this.options.dataDir,
       requestTimeoutMs: this.options.requestTimeoutMs,
       dataKeys: this.options.dataKeys,
+      ...(this.options.sshAccess ? { ssh: this.options.sshAccess(provider.tenant) } : {}),
     };
     const entry: CachedDrivers = { fingerprint, config, vendor };
     this.cache.set(provider.uid, entry);
@@ -230,10 +245,28 @@ async function closeEntry(entry: CachedDrivers): Promise<void> {
  * What of a store a pool needs: its secrets (credentials, backup data keys), its tenants' names
  * (host access) and its commit group (vendor calls wait for what was written before them).
  */
-export interface DriverPoolStore {
+export interface DriverPoolStore extends RuntimeKeyStorage {
   secrets: SecretStore & DataKeyWrapper;
   tenants: { get(id: string): { name: string } | undefined };
   commits?: { committed(): Promise<void>; begin(): void };
+  sshHostKeys: { pinsFor(tenant: string): HostKeyPins };
+}
+
+/**
+ * Each tenant's way onto servers over SSH: one pool of connections for the whole process (closed
+ * with `close`), the tenant's runtime key (made on first need) and its host-key pins.
+ */
+export function sshAccessFor(store: DriverPoolStore, connections: SshConnections): (tenantId: string) => SshAccess {
+  const keys = new RuntimeKeys(store);
+  return (tenant) => ({
+    connections,
+    pins: store.sshHostKeys.pinsFor(tenant),
+    identity: () => Promise.resolve({ privateKey: keys.runtimeKey(tenant).privateKey }),
+    rotation: () => {
+      const { current, previous } = keys.runtimeKeys(tenant);
+      return Promise.resolve(previous ? { previous: { privateKey: previous.privateKey, publicKey: previous.publicKey }, currentPublicKey: current.publicKey } : null);
+    },
+  });
 }
 
 /**
@@ -249,9 +282,12 @@ export function driverPoolFor(
   const commits = store.commits;
   const barrier: CommitBarrier | undefined =
     commits === undefined ? undefined : options.groupWrites === true ? commits : { committed: () => commits.committed() };
+  const connections = sshConnections();
   return new DriverPool({
     dataDir,
     requestTimeoutMs,
+    sshAccess: sshAccessFor(store, connections),
+    onClose: () => connections.close(),
     secrets: store.secrets,
     dataKeys: store.secrets,
     tenantName: (id) => store.tenants.get(id)?.name,

@@ -31,6 +31,11 @@ export interface SshdOptions {
   authorizedKeys: string[];
   /** Environment variables sshd sets in every session (sshd_config SetEnv). */
   setEnv?: Record<string, string>;
+  /**
+   * A home directory for the sessions (SetEnv HOME) whose `.ssh/authorized_keys` sshd also
+   * reads, so a test can watch what a session adds there without touching the real home.
+   */
+  homeDir?: string;
   /** sshd's LogLevel (default ERROR); its log is read with `log()`. */
   logLevel?: 'ERROR' | 'INFO' | 'VERBOSE' | 'DEBUG' | 'DEBUG3';
 }
@@ -107,14 +112,15 @@ export async function startSshd(options: SshdOptions): Promise<RunningSshd> {
   const config = join(dir, 'sshd_config');
   const port = await freePort();
   writeFileSync(authorizedKeys, options.authorizedKeys.map((line) => `${line.trim()}\n`).join(''), { mode: 0o600 });
-  const setEnv = Object.entries(options.setEnv ?? {}).map(([name, value]) => `SetEnv ${name}=${JSON.stringify(value)}`);
+  const environment = { ...(options.setEnv ?? {}), ...(options.homeDir ? { HOME: options.homeDir } : {}) };
+  const setEnv = Object.entries(environment).map(([name, value]) => `SetEnv ${name}=${JSON.stringify(value)}`);
   writeFileSync(
     config,
     [
       `ListenAddress 127.0.0.1`,
       `Port ${port}`,
       `HostKey ${hostKey}`,
-      `AuthorizedKeysFile ${authorizedKeys}`,
+      `AuthorizedKeysFile ${authorizedKeys}${options.homeDir ? ` ${join(options.homeDir, '.ssh', 'authorized_keys')}` : ''}`,
       `StrictModes no`,
       `PasswordAuthentication no`,
       `KbdInteractiveAuthentication no`,
