@@ -144,36 +144,20 @@ describe.skipIf(unavailable !== undefined)('the SSH runtime\'s databases', () =>
       return { id: started.id, checksum: done?.checksum ?? '', file };
     }
 
-    it('gives credentials that connect through the endpoint, as the role and database named by sqlName', async () => {
-      const { id, want } = await available('shop-db');
-      const endpoint = await databases.endpoint(id);
-      expect(endpoint).toMatchObject({ host: fixture.placement.serverAddress, username: 'shop_db', database: 'shop_db' });
-      const rows = await query(endpoint, want.password, 'select current_user as who, current_database() as db, version() as v');
-      expect(rows[0]).toMatchObject({ who: 'shop_db', db: 'shop_db' });
-      expect(String(rows[0]?.v)).toContain(`PostgreSQL ${major}`);
-      // The cluster runs as the postgres OS user, in the runtime dir.
-      const data = join(fixture.runtimeDir, 'databases', id, 'data');
-      expect(statSync(data).uid).toBe(Number(spawnSync('id', ['-u', 'postgres'], { encoding: 'utf8' }).stdout.trim()));
-    });
-
-    it('seals backups at rest, with the SHA-256 of the plaintext dump as checksum', async () => {
-      const { id, key } = await available('sealed');
-      const backup = await completedBackup(id, `${key}-backup`);
-      const sealed = readFileSync(backup.file);
-      expect(sealed.includes(Buffer.from('PGDMP'))).toBe(false);
-      const chunks: Buffer[] = [];
-      for await (const chunk of verifiedPlaintext(backup.file, fixture.options.dataKeys, backup.checksum)) chunks.push(chunk as Buffer);
-      const plaintext = Buffer.concat(chunks);
-      expect(plaintext.subarray(0, 5).toString()).toBe('PGDMP');
-      expect(backup.checksum).toBe(`sha256:${createHash('sha256').update(plaintext).digest('hex')}`);
-    });
-
-    it('restores a backup, and refuses a tampered one leaving the database unchanged', async () => {
+    it('seals backups at rest with the plaintext\'s SHA-256, restores one, and refuses a tampered one leaving the database unchanged', async () => {
       const { id, key, want } = await available('restored');
       const endpoint = await databases.endpoint(id);
       await query(endpoint, want.password, "create table notes (body text); insert into notes values ('before')");
       const backup = await completedBackup(id, `${key}-backup`);
       await query(endpoint, want.password, "insert into notes values ('after')");
+
+      // Sealed at rest: no pg_dump magic in the file; the checksum is the SHA-256 of the plaintext dump.
+      expect(readFileSync(backup.file).includes(Buffer.from('PGDMP'))).toBe(false);
+      const chunks: Buffer[] = [];
+      for await (const chunk of verifiedPlaintext(backup.file, fixture.options.dataKeys, backup.checksum)) chunks.push(chunk as Buffer);
+      const plaintext = Buffer.concat(chunks);
+      expect(plaintext.subarray(0, 5).toString()).toBe('PGDMP');
+      expect(backup.checksum).toBe(`sha256:${createHash('sha256').update(plaintext).digest('hex')}`);
 
       const size = statSync(backup.file).size;
       const fd = openSync(backup.file, 'r+');
@@ -192,7 +176,7 @@ describe.skipIf(unavailable !== undefined)('the SSH runtime\'s databases', () =>
       expect((await query(endpoint, want.password, 'select body from notes order by body')).map((r) => r.body)).toEqual(['after', 'before']);
     });
 
-    it('observes a killed cluster as down, and update starts it again', async () => {
+    it('observes a killed cluster as down, update starts it again, and delete removes it', async () => {
       const { id, key, want } = await available('killed');
       const data = join(fixture.runtimeDir, 'databases', id, 'data');
       const bin = postgresInstallations()[0]?.binDir ?? '';
@@ -201,7 +185,16 @@ describe.skipIf(unavailable !== undefined)('the SSH runtime\'s databases', () =>
       expect((await databases.observe({ key, externalId: id }))?.down).toMatch(/not running/);
       const updated = await databases.update(id, want);
       expect(updated.down).toBeUndefined();
-      expect(await passwordWorks(await databases.endpoint(id), want.password)).toBe(true);
+      const endpoint = await databases.endpoint(id);
+      expect(await passwordWorks(endpoint, want.password)).toBe(true);
+
+      // Deleted: its cluster stopped, its directory and host record gone; deleting again succeeds.
+      await databases.delete(id);
+      await databases.delete(id);
+      expect(existsSync(join(fixture.runtimeDir, 'databases', id))).toBe(false);
+      expect(existsSync(join(fixture.runtimeDir, 'records', 'databases', `${id}.json`))).toBe(false);
+      expect(await databases.observe({ key })).toBeNull();
+      await expect(passwordWorks(endpoint, want.password)).rejects.toThrow(/ECONNREFUSED/);
     });
 
     it('finds a database on its host by key when cairn\'s data dir is lost, making no second cluster', async () => {
@@ -245,15 +238,19 @@ describe.skipIf(unavailable !== undefined)('the SSH runtime\'s databases', () =>
       expect(await passwordWorks(await databases.endpoint(id), want.password)).toBe(true);
     });
 
-    it('keeps a hostile name and password away from every shell and SQL text', async () => {
+    it('gives credentials that connect through the endpoint, keeping a hostile name and password away from every shell and SQL text', async () => {
       const hostile = 'a"; rm -rf / #';
       expect(sqlName(hostile)).toMatch(/^[a-z_][a-z0-9_]*$/);
       const password = `it's "x" \\ $(touch /tmp/pwned-cairn) ;\nDROP ROLE postgres; -- :'y'`;
       const { id, want } = await available(hostile, password);
       expect(existsSync('/tmp/pwned-cairn')).toBe(false);
       const endpoint = await databases.endpoint(id);
-      expect(endpoint.username).toBe(sqlName(hostile));
-      expect(await passwordWorks(endpoint, want.password)).toBe(true);
+      expect(endpoint).toMatchObject({ host: fixture.placement.serverAddress, username: sqlName(hostile), database: sqlName(hostile) });
+      const rows = await query(endpoint, want.password, 'select current_user as who, current_database() as db, version() as v');
+      expect(rows[0]).toMatchObject({ who: sqlName(hostile), db: sqlName(hostile) });
+      expect(String(rows[0]?.v)).toContain(`PostgreSQL ${major}`);
+      // The cluster runs as the postgres OS user, in the runtime dir.
+      expect(statSync(join(fixture.runtimeDir, 'databases', id, 'data')).uid).toBe(Number(spawnSync('id', ['-u', 'postgres'], { encoding: 'utf8' }).stdout.trim()));
       const next = `${password}\r\nsecond`;
       await databases.setPassword(id, next);
       expect(await passwordWorks(endpoint, next)).toBe(true);
@@ -267,16 +264,6 @@ describe.skipIf(unavailable !== undefined)('the SSH runtime\'s databases', () =>
       expect(await databases.observe({ key: 'k-mongo' })).toBeNull();
     });
 
-    it('deletes a database: its cluster stopped, its directory and host record gone', async () => {
-      const { id, key, want } = await available('deleted');
-      const endpoint = await databases.endpoint(id);
-      await databases.delete(id);
-      await databases.delete(id);
-      expect(existsSync(join(fixture.runtimeDir, 'databases', id))).toBe(false);
-      expect(existsSync(join(fixture.runtimeDir, 'records', 'databases', `${id}.json`))).toBe(false);
-      expect(await databases.observe({ key })).toBeNull();
-      await expect(passwordWorks(endpoint, want.password)).rejects.toThrow(/ECONNREFUSED/);
-    });
   });
 });
 

@@ -22,7 +22,7 @@ import { verifiedPlaintext, verifyBackup, writeSealedBackup } from '../local/pos
 import { managedDatabaseVendors } from '../registry.js';
 import { SecretIntegrityError } from '../../secrets/envelope.js';
 import { SshBackupRecords, type SshBackupRecord, type Worker } from './backup-records.js';
-import { freePortOn, quoteIdent, RemoteCluster } from './remote-cluster.js';
+import { freePortOn, quoteIdent, readRemoteFile, RemoteCluster } from './remote-cluster.js';
 import { choosePostgres, findPostgres, postgresOn } from './remote-postgres.js';
 import type { RemoteHost } from './remote-host.js';
 import type { SshRuntimeOptions } from './runtime-options.js';
@@ -117,8 +117,16 @@ export class SshDatabases implements DatabaseRuntime {
     this.tasks.add(task);
   }
 
-  private async hostRecord(host: RemoteHost, id: string, signal?: AbortSignal): Promise<HostDatabaseRecord | undefined> {
-    return (await host.records<HostDatabaseRecord>('databases', signal ? { signal } : {})).find((r) => r.id === id);
+  /** The host's record of database `id` (read over SFTP: one file, no command). */
+  private async hostRecord(host: RemoteHost, id: string): Promise<HostDatabaseRecord | undefined> {
+    const path = host.path('records', 'databases', `${id}.json`);
+    const text = await readRemoteFile(host, path);
+    if (text === undefined) return undefined;
+    try {
+      return JSON.parse(text) as HostDatabaseRecord;
+    } catch (error) {
+      throw new Error(`cairn's record ${path} on ${host.session.label} is not valid JSON (${(error as Error).message}); move it away or restore it`, { cause: error });
+    }
   }
 
   /** The database with this id: its index entry, host and host record; undefined when either is gone. */
@@ -126,7 +134,7 @@ export class SshDatabases implements DatabaseRuntime {
     const entry = this.options.index.byId('database', id);
     if (!entry) return undefined;
     const host = await this.options.hosts.host(entry.target, options);
-    const record = await this.hostRecord(host, id, options.signal);
+    const record = await this.hostRecord(host, id);
     return record ? { entry, host, record } : undefined;
   }
 
@@ -154,7 +162,7 @@ export class SshDatabases implements DatabaseRuntime {
     return new RemoteCluster(host, record.id, record.binDir ?? '', record.port);
   }
 
-  private async toObserved(host: RemoteHost, record: HostDatabaseRecord, signal?: AbortSignal): Promise<DatabaseObserved> {
+  private async toObserved(host: RemoteHost, record: HostDatabaseRecord): Promise<DatabaseObserved> {
     let status: DatabaseObserved['status'] = record.status;
     if (status === 'available' && record.restores.some((r) => r.status === 'running' && !workerGone(r.worker, `${record.id}/${r.key}`))) status = 'restoring';
     else if (status === 'available' && this.backups.runningFor(record.id).some((b) => !workerGone(b.worker, b.id))) status = 'backing_up';
@@ -163,7 +171,7 @@ export class SshDatabases implements DatabaseRuntime {
       storageGb: record.storageGb, status, host: record.endpointHost, port: record.port, engineVersion: record.engineVersion, message: record.message,
     };
     if (record.status === 'creating' && workerGone(record.worker, record.id)) observed.interrupted = 'cairn stopped while creating it';
-    if (record.status === 'available' && record.binDir && !(await this.cluster(host, record).running(signal))) observed.down = 'its PostgreSQL server is not running';
+    if (record.status === 'available' && record.binDir && !(await this.cluster(host, record).running())) observed.down = 'its PostgreSQL server is not running';
     return observed;
   }
 
@@ -171,14 +179,14 @@ export class SshDatabases implements DatabaseRuntime {
     const entry = this.options.index.find('database', ref);
     if (!entry) return null;
     const found = await this.located(entry.id, options);
-    return found ? this.toObserved(found.host, found.record, options.signal) : null;
+    return found ? this.toObserved(found.host, found.record) : null;
   }
 
   async create(key: string, desired: DatabaseDesired, options: CallOptions = {}): Promise<DatabaseObserved> {
     const indexed = this.options.index.find('database', { key });
     if (indexed) {
       const found = await this.located(indexed.id, options);
-      if (found) return this.toObserved(found.host, found.record, options.signal);
+      if (found) return this.toObserved(found.host, found.record);
     }
     if (desired.type === 'mongodb') {
       const managed = managedDatabaseVendors('mongodb').map((v) => v.split(' ')[0]).join(', ') || 'none yet';
@@ -193,7 +201,7 @@ export class SshDatabases implements DatabaseRuntime {
     const onHost = records.find((r) => r.key === key);
     const entry: PlacedEntry = { kind: 'database', id: onHost?.id ?? indexed?.id ?? `pg-${randomBytes(6).toString('hex')}`, key, serverId: desired.placement.serverExternalId, target };
     this.options.index.put(entry);
-    if (onHost) return this.toObserved(host, onHost, options.signal);
+    if (onHost) return this.toObserved(host, onHost);
 
     const installation = choosePostgres(await findPostgres(host, options.signal), desired.version);
     const name = sqlName(desired.name);
@@ -207,7 +215,7 @@ export class SshDatabases implements DatabaseRuntime {
     active.add(record.id);
     await host.putRecord('databases', record.id, record);
     this.background(record.id, (signal) => this.build(host, record, desired, signal));
-    return this.toObserved(host, record, options.signal);
+    return this.toObserved(host, record);
   }
 
   /** Installs PostgreSQL when the host has none, makes the cluster, starts it, then the role (with cairn's password) and its database. */
@@ -219,16 +227,13 @@ export class SshDatabases implements DatabaseRuntime {
         ready = { ...record, binDir: installation.binDir, engineVersion: installation.version };
         await this.change(host, record.id, (r) => Object.assign(r, { binDir: ready.binDir, engineVersion: ready.engineVersion }));
       }
-      const cluster = this.cluster(host, ready);
-      await cluster.init(record.listen, signal);
-      await cluster.start(signal);
-      await cluster.psql(
+      await this.cluster(host, ready).build(
+        record.listen,
         [
           `CREATE ROLE ${quoteIdent(record.username)} LOGIN PASSWORD :'password';`,
           `CREATE DATABASE ${quoteIdent(record.database)} OWNER ${quoteIdent(record.username)};`,
         ].join('\n'),
         { password: desired.password },
-        'postgres',
         signal,
       );
       await this.change(host, record.id, (r) => {
@@ -257,7 +262,7 @@ export class SshDatabases implements DatabaseRuntime {
     // Storage is bookkeeping, as in the local runtime: the cluster grows on the server's own disk.
     const changed = (await this.change(host, externalId, (r) => Object.assign(r, { storageGb: desired.storageGb, version: desired.version }))) ?? record;
     if (changed.status === 'available' && changed.binDir) await this.cluster(host, changed).start(options.signal);
-    return this.toObserved(host, changed, options.signal);
+    return this.toObserved(host, changed);
   }
 
   /** A creation nothing is finishing any more: the half-made cluster is thrown away and made again under the same id and port. */
@@ -270,16 +275,16 @@ export class SshDatabases implements DatabaseRuntime {
     active.add(record.id);
     const claimed = (await this.change(host, record.id, (r) => Object.assign(r, { worker: thisWorker(), message: null, port }))) ?? record;
     this.background(record.id, (signal) => this.build(host, claimed, desired, signal));
-    return this.toObserved(host, claimed, options.signal);
+    return this.toObserved(host, claimed);
   }
 
   async delete(externalId: string, options: CallOptions = {}): Promise<void> {
     const entry = this.options.index.byId('database', externalId);
     if (!entry) return;
     const host = await this.options.hosts.host(entry.target, options);
-    const record = await this.hostRecord(host, externalId, options.signal);
+    const record = await this.hostRecord(host, externalId);
     if (record?.binDir) await this.cluster(host, record).destroy(options.signal);
-    await host.run(['rm', '-rf', '--', host.path('databases', externalId)], { signal: options.signal });
+    else await host.run(['rm', '-rf', '--', host.path('databases', externalId)], { signal: options.signal });
     await host.dropRecord('databases', externalId);
     this.options.index.remove('database', externalId);
   }
@@ -343,7 +348,7 @@ export class SshDatabases implements DatabaseRuntime {
     const { host, record } = await this.required(databaseExternalId, options);
     const earlier = record.restores.find((r) => r.key === key);
     if (earlier?.status === 'failed') throw new VendorRejectedError(earlier.message ?? `restore ${key} failed`);
-    if (earlier) return this.toObserved(host, record, options.signal);
+    if (earlier) return this.toObserved(host, record);
     const backup = this.backups.byId(backupExternalId);
     if (!backup) throw new VendorRejectedError(`backup ${backupExternalId} does not exist in cairn's data dir`);
     if (backup.status !== 'completed' || backup.checksum === null) throw new VendorRejectedError(`backup ${backup.id} is ${backup.status}; only a completed backup can be restored`);
@@ -379,6 +384,6 @@ export class SshDatabases implements DatabaseRuntime {
         }
       });
     });
-    return this.toObserved(host, restoring, options.signal);
+    return this.toObserved(host, restoring);
   }
 }

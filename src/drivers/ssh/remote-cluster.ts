@@ -30,6 +30,15 @@ export function psqlMetaString(s: string): string {
   return `'${s.replace(/\\/g, '\\\\').replace(/'/g, "''").replace(/\n/g, '\\n').replace(/\r/g, '\\r')}'`;
 }
 
+/** psql's input: `variables` set with `\\set` (used as :'name' in `sql`), then `sql`. */
+export function psqlInput(sql: string, variables: Record<string, string>): string {
+  const sets = Object.entries(variables).map(([name, value]) => {
+    if (!/^[a-z_][a-z0-9_]*$/.test(name)) throw new Error(`psql variable name ${JSON.stringify(name)} is not a plain name`);
+    return `\\set ${name} ${psqlMetaString(value)}\n`;
+  });
+  return `${sets.join('')}${sql}\n`;
+}
+
 /** A role or database name as a quoted SQL identifier. */
 export function quoteIdent(name: string): string {
   return `"${name.replace(/"/g, '""')}"`;
@@ -69,15 +78,42 @@ export function hbaLines(addresses: readonly string[]): string {
   return lines.length === 0 ? '' : ['', '# set by cairn', ...lines, ''].join('\n');
 }
 
-/** Makes the cluster's directory anew, private to its OS user; opens the runtime dir for traversal only. */
-const MAKE_DIR_SCRIPT = [
+/**
+ * Makes the cluster in one round trip: its directory anew (private to its OS user; the runtime
+ * dir opened for traversal only), initdb (one file-system sync after instead of one per file),
+ * cairn's settings, started, then stdin (psql's \\set lines and SQL) run as the superuser.
+ * Arguments: dir, databases dir, runtime dir, owner ("" for cairn's own user), bin dir, port,
+ * postgresql.conf text, pg_hba.conf text.
+ */
+const BUILD_SCRIPT = [
   'set -e',
-  'rm -rf -- "$1"',
+  'dir=$1 owner=$4 bin=$5 port=$6',
+  'if [ -n "$owner" ]; then id -u postgres >/dev/null 2>&1 || { echo "the host has no postgres OS user to run PostgreSQL as (the distribution\'s postgresql package makes it); reinstall that package" >&2; exit 1; }; fi',
+  'cd /',
+  'rm -rf -- "$dir"',
   'mkdir -p -m 711 "$2"',
   'chmod 711 "$3" "$2"',
-  'mkdir -m 700 "$1" "$1/data" "$1/run"',
-  '[ -z "$4" ] || chown -R "$4" "$1"',
+  'mkdir -m 700 "$dir" "$dir/data" "$dir/run"',
+  '[ -z "$owner" ] || chown -R "$owner" "$dir"',
+  'as_owner() { if [ -n "$owner" ]; then runuser -u postgres -- "$@"; else "$@"; fi; }',
+  'as_owner "$bin/initdb" -D "$dir/data" --no-sync --auth=scram-sha-256 --auth-local=peer --encoding=UTF8 --locale=C >/dev/null',
+  'sync -f "$dir/data" 2>/dev/null || sync',
+  'printf "%s" "$7" | as_owner sh -c \'cat >> "$1"\' sh "$dir/data/postgresql.conf"',
+  '[ -z "$8" ] || printf "%s" "$8" | as_owner sh -c \'cat >> "$1"\' sh "$dir/data/pg_hba.conf"',
+  'as_owner "$bin/pg_ctl" start -D "$dir/data" -l "$dir/postgres.log" -w -t 60 >/dev/null || { echo "pg_ctl could not start it; its log ends:" >&2; tail -n 5 "$dir/postgres.log" >&2; exit 1; }',
+  'as_owner "$bin/psql" -X -q -A -t -v ON_ERROR_STOP=1 -h "$dir/run" -p "$port" -d postgres -f -',
 ].join('\n');
+
+/** A small file of the host read over SFTP, or undefined when it cannot be read (missing, say). */
+export async function readRemoteFile(host: RemoteHost, path: string): Promise<string | undefined> {
+  try {
+    const chunks: Buffer[] = [];
+    for await (const chunk of await host.session.download(path)) chunks.push(chunk as Buffer);
+    return Buffer.concat(chunks).toString('utf8');
+  } catch {
+    return undefined;
+  }
+}
 
 export class RemoteCluster {
   constructor(
@@ -107,20 +143,15 @@ export class RemoteCluster {
     return asPostgres(this.host.facts, argv);
   }
 
-  /** Makes the cluster anew (whatever an earlier attempt left is removed first); `listen` are the addresses it listens on. */
-  async init(listen: readonly string[], signal?: AbortSignal): Promise<void> {
+  /**
+   * Makes the cluster anew (whatever an earlier attempt left is removed first), listening on
+   * `listen`, starts it and runs `sql` as the superuser with `variables` (see psql).
+   */
+  async build(listen: readonly string[], sql: string, variables: Record<string, string>, signal?: AbortSignal): Promise<void> {
     const socketPath = `${this.socketDir}/.s.PGSQL.${this.port}`;
     if (socketPath.length > MAX_SOCKET_PATH) {
       throw new VendorRejectedError(`the cluster's socket path ${socketPath} on ${this.host.session.label} is longer than ${MAX_SOCKET_PATH} characters (a Unix limit); set a shorter CAIRN_RUNTIME_DIR on the host`);
     }
-    const owner = this.host.facts.root ? `${POSTGRES_OS_USER}:` : '';
-    if (owner !== '') await this.ensureOsUser(signal);
-    await this.host.run(['sh', '-c', MAKE_DIR_SCRIPT, 'sh', this.dir, this.host.path('databases'), this.host.facts.runtimeDir, owner], { signal });
-    // initdb's own fsync of each file is slow on a busy host; one sync of the file system after is as durable.
-    await this.host.run(
-      this.asOwner(['sh', '-c', '"$@" && { sync -f "$2" 2>/dev/null || sync; }', 'sh', this.bin('initdb'), '-D', this.dataDir, '--no-sync', '--auth=scram-sha-256', '--auth-local=peer', '--encoding=UTF8', '--locale=C']),
-      { signal, timeoutMs: CLUSTER_TIMEOUT_MS },
-    );
     const conf = [
       '',
       '# set by cairn',
@@ -130,37 +161,28 @@ export class RemoteCluster {
       "password_encryption = 'scram-sha-256'",
       '',
     ].join('\n');
-    await this.append(`${this.dataDir}/postgresql.conf`, conf, signal);
-    const hba = hbaLines(listen);
-    if (hba !== '') await this.append(`${this.dataDir}/pg_hba.conf`, hba, signal);
+    const owner = this.host.facts.root ? `${POSTGRES_OS_USER}:` : '';
+    await this.host.run(
+      ['sh', '-c', BUILD_SCRIPT, 'sh', this.dir, this.host.path('databases'), this.host.facts.runtimeDir, owner, this.binDir, String(this.port), conf, hbaLines(listen)],
+      { stdin: psqlInput(sql, variables), signal, timeoutMs: CLUSTER_TIMEOUT_MS },
+    );
   }
 
-  private async ensureOsUser(signal?: AbortSignal): Promise<void> {
-    try {
-      await this.host.run(['id', '-u', POSTGRES_OS_USER], { signal });
-    } catch {
-      throw new VendorRejectedError(`the host ${this.host.session.label} has no '${POSTGRES_OS_USER}' OS user to run PostgreSQL as (the distribution's postgresql package makes it); reinstall that package`);
-    }
-  }
-
-  /** Appends `text` to a file of the cluster, as its owner; the text travels on stdin. */
-  private async append(file: string, text: string, signal?: AbortSignal): Promise<void> {
-    await this.host.run(this.asOwner(['sh', '-c', 'cat >> "$1"', 'sh', file]), { stdin: text, signal });
-  }
-
-  /** Whether its postmaster runs (`pg_ctl status`: 0 runs, 3 stopped, 4 no data dir). */
-  async running(signal?: AbortSignal): Promise<boolean> {
-    const { code } = await this.host.session.run(this.asOwner([this.bin('pg_ctl'), 'status', '-D', this.dataDir]), {
-      allowFailure: true,
-      timeoutMs: COMMAND_TIMEOUT_MS,
-      ...(signal ? { signal } : {}),
-    });
-    return code === 0;
+  /**
+   * Whether its postmaster runs: the pid in `postmaster.pid` is a live postgres process (both read
+   * over SFTP, much cheaper than a command); a stale pid file counts as not running.
+   */
+  async running(): Promise<boolean> {
+    const pidFile = await readRemoteFile(this.host, `${this.dataDir}/postmaster.pid`);
+    const pid = Number(pidFile?.split('\n')[0]);
+    if (!Number.isInteger(pid) || pid <= 0) return false;
+    const cmdline = await readRemoteFile(this.host, `/proc/${pid}/cmdline`);
+    return cmdline !== undefined && cmdline.includes('postgres');
   }
 
   /** Starts it unless it runs, waiting until it accepts connections. */
   async start(signal?: AbortSignal): Promise<void> {
-    if (await this.running(signal)) return;
+    if (await this.running()) return;
     const log = `${this.dir}/postgres.log`;
     try {
       await this.host.run(this.asOwner([this.bin('pg_ctl'), 'start', '-D', this.dataDir, '-l', log, '-w', '-t', '60']), { signal, timeoutMs: CLUSTER_TIMEOUT_MS });
@@ -172,14 +194,12 @@ export class RemoteCluster {
 
   /** Stops it (fast: sessions are ended; `immediate`: no shutdown checkpoint) unless it is stopped. */
   async stop(signal?: AbortSignal, mode: 'fast' | 'immediate' = 'fast'): Promise<void> {
-    if (!(await this.running(signal))) return;
+    if (!(await this.running())) return;
     await this.host.run(this.asOwner([this.bin('pg_ctl'), 'stop', '-D', this.dataDir, '-m', mode, '-w', '-t', '60']), { signal, timeoutMs: CLUSTER_TIMEOUT_MS });
   }
 
   /** Stops it and removes its directory; destroying one that is gone succeeds. */
   async destroy(signal?: AbortSignal): Promise<void> {
-    const exists = (await this.host.session.run(['test', '-d', this.dir], { allowFailure: true, timeoutMs: COMMAND_TIMEOUT_MS, ...(signal ? { signal } : {}) })).code === 0;
-    if (!exists) return;
     await this.stop(signal).catch(async () => this.stop(signal, 'immediate'));
     await this.host.run(['rm', '-rf', '--', this.dir], { signal });
   }
@@ -189,13 +209,9 @@ export class RemoteCluster {
    * `\set` ahead of it on stdin (use them as :'name' in the SQL), so no secret is ever on a command line.
    */
   async psql(sql: string, variables: Record<string, string> = {}, database = 'postgres', signal?: AbortSignal): Promise<string> {
-    const sets = Object.entries(variables).map(([name, value]) => {
-      if (!/^[a-z_][a-z0-9_]*$/.test(name)) throw new Error(`psql variable name ${JSON.stringify(name)} is not a plain name`);
-      return `\\set ${name} ${psqlMetaString(value)}\n`;
-    });
     return this.host.run(
       this.asOwner([this.bin('psql'), '-X', '-q', '-A', '-t', '-v', 'ON_ERROR_STOP=1', '-h', this.socketDir, '-p', String(this.port), '-d', database, '-f', '-']),
-      { stdin: `${sets.join('')}${sql}\n`, signal },
+      { stdin: psqlInput(sql, variables), signal },
     );
   }
 
