@@ -9,7 +9,7 @@
  */
 import { isIP } from 'node:net';
 import { VendorRejectedError } from '../errors.js';
-import { COMMAND_TIMEOUT_MS, type RemoteHost } from './remote-host.js';
+import type { RemoteHost } from './remote-host.js';
 import { asPostgres, POSTGRES_OS_USER } from './remote-postgres.js';
 
 /** Longest Unix socket path (sun_path is 108 bytes with the NUL). */
