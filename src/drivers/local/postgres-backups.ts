@@ -69,14 +69,18 @@ export interface DumpResult {
   checksum: string;
 }
 
-/** Dumps `database` into `file`, sealed under a data key `keys` wraps (written under a temporary name, renamed once complete). */
-export async function dumpDatabase(cluster: PostgresCluster, database: string, file: string, keys: DataKeyWrapper): Promise<DumpResult> {
+/**
+ * Seals what `write` writes into `file` under a data key `keys` wraps, hashing the plaintext on
+ * the way (written under a temporary name, renamed once complete; removed when `write` fails).
+ * `write` must end the sink it is given. Host-independent: the local and SSH runtimes share it.
+ */
+export async function writeSealedBackup(file: string, keys: DataKeyWrapper, write: (sink: Writable) => Promise<void>): Promise<DumpResult> {
   mkdirSync(dirname(file), { recursive: true, mode: 0o700 });
   const partial = `${file}.partial`;
   const hashing = new Hashing();
   const written = pipeline(hashing, new SealingStream(keys), createWriteStream(partial, { mode: 0o600 }));
   try {
-    await runProgram(cluster.program('pg_dump'), ['--format=custom', ...cluster.connectionArgs(database)], { runAs: cluster.runAs, stdout: hashing, timeoutMs: 6 * 60 * 60_000 });
+    await write(hashing);
     await written;
   } catch (error) {
     hashing.destroy();
@@ -86,6 +90,13 @@ export async function dumpDatabase(cluster: PostgresCluster, database: string, f
   }
   await rename(partial, file);
   return { sizeBytes: statSync(file).size, checksum: hashing.digest() };
+}
+
+/** Dumps `database` into `file`, sealed under a data key `keys` wraps. */
+export async function dumpDatabase(cluster: PostgresCluster, database: string, file: string, keys: DataKeyWrapper): Promise<DumpResult> {
+  return writeSealedBackup(file, keys, async (sink) => {
+    await runProgram(cluster.program('pg_dump'), ['--format=custom', ...cluster.connectionArgs(database)], { runAs: cluster.runAs, stdout: sink, timeoutMs: 6 * 60 * 60_000 });
+  });
 }
 
 /** Whether `file` is sealed (else it is a plain backup from before sealing). */
