@@ -7,6 +7,7 @@ import type { CallOptions } from '../contract.js';
 import { sessionOn, type SshAccess } from '../../ssh/access.js';
 import type { SshTarget } from '../../ssh/connection-pool.js';
 import { RemoteHost } from './remote-host.js';
+import { sshDriverError } from './ssh-errors.js';
 
 export function targetLabel(target: SshTarget): string {
   return `${target.user}@${target.host}:${target.port}`;
@@ -21,7 +22,11 @@ export class SshHosts {
     const label = targetLabel(target);
     let host = this.opened.get(label);
     if (!host) {
-      host = sessionOn(this.access, target).then((session) => RemoteHost.open(session, options));
+      host = sessionOn(this.access, target)
+        .then((session) => RemoteHost.open(session, options))
+        .catch((error: unknown) => {
+          throw sshDriverError(error);
+        });
       this.opened.set(label, host);
       host.catch(() => this.opened.delete(label));
     }
