@@ -31,6 +31,7 @@ import { providerRoutes } from './routes/provider-routes.js';
 import { serverRoutes } from './routes/server-routes.js';
 import { reconcileRoutes } from './routes/reconcile-routes.js';
 import { sourceRoutes, sourceWebhookRoutes } from './routes/source-routes.js';
+import { bearerFromWebSocketSubprotocol, terminalRoutes } from './terminal/terminal-route.js';
 
 export const BODY_LIMIT = '1mb';
 export const API_PREFIXES = ['/api/v1', '/v1'] as const;
@@ -70,11 +71,13 @@ function v1Router(options: ApiAppOptions): Router {
   });
   router.use(signInRoutes(options.auth));
   router.use(sourceWebhookRoutes(options));
+  router.use(bearerFromWebSocketSubprotocol);
   router.use(authenticate(options.auth));
   router.use(idempotentPosts(options.store.idempotencyKeys));
   router.use(sessionRoutes(options.auth));
   router.use(providerRoutes(options, catalogs));
   router.use(serverRoutes(options, catalogs));
+  router.use(terminalRoutes(options));
   router.use(databaseRoutes(options));
   router.use(appRoutes(options));
   router.use(deployRoutes(options, catalogs));
