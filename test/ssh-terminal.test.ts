@@ -26,11 +26,13 @@ import { createLogger } from '../src/logging/logger.js';
 import type { AnyManifest } from '../src/model/resource.js';
 import { driverPoolFor } from '../src/reconcile/driver-pool.js';
 import { Store } from '../src/store/store.js';
+import { validateResponse } from './support/openapi-document.js';
 import { sshdUnavailable } from './support/sshd.js';
 import { startSshRuntimeFixture, type SshRuntimeFixture } from './support/ssh-runtime-fixture.js';
 
 const unavailable = sshdUnavailable();
 const PASSWORD = 'correct horse battery staple';
+const upgradeHeaders: Array<Record<string, string | string[] | undefined>> = [];
 
 /** Polls `done` every 20 ms until it holds; throws naming `what` after `timeoutMs`. */
 async function until(done: () => boolean, options: { what: string; timeoutMs?: number }): Promise<void> {
@@ -131,6 +133,7 @@ describe.skipIf(unavailable !== undefined)('the terminal: WebSocket ↔ SSH shel
     if (options.token && options.asSubprotocol) protocols.push(`cairn.bearer.${options.token}`);
     else if (options.token) headers.Authorization = `Bearer ${options.token}`;
     const ws = new WebSocket(`${base}${path}`, protocols, { headers });
+    ws.once('upgrade', (res) => upgradeHeaders.push(res.headers));
     const chunks: Buffer[] = [];
     const controls: Array<Record<string, unknown>> = [];
     ws.on('message', (data, isBinary) => {
@@ -172,6 +175,8 @@ describe.skipIf(unavailable !== undefined)('the terminal: WebSocket ↔ SSH shel
       answer.ws.close();
       throw new Error(`expected a refusal of ${path}, got a terminal`);
     }
+    const contentType = String(answer.headers['content-type'] ?? '');
+    expect(validateResponse({ method: 'GET', path: path.split('?')[0]!, status: answer.status, contentType, body: answer.body }), `${path} → ${answer.status}`).toEqual([]);
     return answer;
   }
 
@@ -188,6 +193,7 @@ describe.skipIf(unavailable !== undefined)('the terminal: WebSocket ↔ SSH shel
   it('gives a member a shell: bytes both ways, the session first, resize applied, exit reported', async () => {
     const t = await open(terminalPath(ids.host!));
     expect(t.ws.protocol).toBe('cairn.terminal.v1');
+    expect(upgradeHeaders.at(-1)?.['x-request-id']).toMatch(/^[0-9a-f-]{36}$/);
     expect(t.controls[0]).toMatchObject({ type: 'session', expires_in_seconds: 600 });
     expect(String(t.controls[0]!.id)).toMatch(/^[A-Za-z0-9_-]{22}$/);
     t.type('echo cairn-$((6*7))\n');

@@ -128,6 +128,11 @@ export function terminalRoutes(deps: ApiDeps): Router {
     maxPayload: MAX_FRAME_BYTES,
     handleProtocols: (offered) => (offered.has(TERMINAL_SUBPROTOCOL) ? TERMINAL_SUBPROTOCOL : false),
   });
+  // The 101 carries the request id like every other answer.
+  sockets.on('headers', (headers, req) => {
+    const id = (req as { id?: unknown }).id;
+    if (typeof id === 'string') headers.push(`X-Request-Id: ${id}`);
+  });
 
   router.get('/servers/:id/terminal', async (req, res) => {
     const principal = principalOf(res);
