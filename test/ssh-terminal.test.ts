@@ -26,6 +26,7 @@ import { createLogger } from '../src/logging/logger.js';
 import type { AnyManifest } from '../src/model/resource.js';
 import { driverPoolFor } from '../src/reconcile/driver-pool.js';
 import { Store } from '../src/store/store.js';
+import { startApiServer, type ApiServer } from './support/api-server.js';
 import { validateResponse } from './support/openapi-document.js';
 import { sshdUnavailable } from './support/sshd.js';
 import { startSshRuntimeFixture, type SshRuntimeFixture } from './support/ssh-runtime-fixture.js';
@@ -350,3 +351,47 @@ describe.skipIf(unavailable !== undefined)('the terminal: WebSocket ↔ SSH shel
   });
 });
 
+
+describe('the terminal in `cairn serve`', () => {
+  let api: ApiServer;
+  let token: string;
+  let serverId: string;
+
+  beforeAll(async () => {
+    api = await startApiServer();
+    await api.addUser('member@example.com', PASSWORD, 'member');
+    token = (await api.login('member@example.com', PASSWORD)).access_token;
+    const provider = (await api.call('POST', '/api/v1/providers', { token, body: { name: 'sandbox', vendor: 'sandbox', credentials: { token: 'sandbox-token' } } })).body.id as string;
+    serverId = (await api.call('POST', '/api/v1/servers', { token, body: { name: 'web-1', provider_id: provider, region: 'eu-1', size: 'small' } })).body.id as string;
+  }, 60_000);
+
+  afterAll(async () => {
+    await api?.stop();
+  });
+
+  /** The HTTP answer to a WebSocket handshake on `path`. */
+  function handshake(path: string, headers: Record<string, string> = {}): Promise<{ status: number; body: Record<string, unknown> }> {
+    const ws = new WebSocket(`${api.base.replace('http:', 'ws:')}${path}`, ['cairn.terminal.v1'], { headers });
+    return new Promise((resolve, reject) => {
+      ws.once('open', () => reject(new Error(`${path} upgraded`)));
+      ws.once('unexpected-response', (_req, res) => {
+        let text = '';
+        res.on('data', (chunk: Buffer) => (text += chunk.toString('utf8')));
+        res.on('end', () => resolve({ status: res.statusCode ?? 0, body: JSON.parse(text) as Record<string, unknown> }));
+      });
+      ws.once('error', (error) => {
+        if (!('status' in error)) reject(error);
+      });
+    });
+  }
+
+  it('serves upgrades on the terminal path only, through the same checks as the API', async () => {
+    expect(await handshake(`/api/v1/servers/${serverId}/terminal`)).toMatchObject({ status: 401, body: { code: 'unauthorized' } });
+    const sandbox = await handshake(`/v1/servers/${serverId}/terminal`, { Authorization: `Bearer ${token}` });
+    expect(sandbox).toMatchObject({ status: 409, body: { code: 'conflict' } });
+    expect(sandbox.body.detail).toMatch(/simulated/);
+    expect(await handshake('/api/v1/servers', { Authorization: `Bearer ${token}` })).toMatchObject({ status: 404, body: { code: 'not_found' } });
+    // The server answers plain requests as before.
+    expect((await api.call('GET', `/api/v1/servers/${serverId}`, { token })).status).toBe(200);
+  });
+});
