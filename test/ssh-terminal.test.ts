@@ -9,7 +9,7 @@
 import { execFileSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
-import { createServer, type Server } from 'node:http';
+import { createServer, request, type Server } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -312,6 +312,28 @@ describe.skipIf(unavailable !== undefined)('the terminal: WebSocket ↔ SSH shel
       const late = await refused(terminalPath(ids.host!, id), { token: tokens.member });
       expect(late.status).toBe(404);
       expect(late.body.detail).toMatch(/connect without \?session/);
+    } finally {
+      terminals.sessions = long;
+    }
+  });
+
+  it('ends a shell opened for a handshake that then failed (no client ever attached) after the window', async () => {
+    const long = terminals.sessions;
+    terminals.sessions = new TerminalSessions({ audit: store.auditLog, detachedTtlMs: 300 });
+    try {
+      const port = Number(new URL(base).port);
+      const status = await new Promise<number>((resolve, reject) => {
+        const req = request({ host: '127.0.0.1', port, path: terminalPath(ids.host!), headers: {
+          Authorization: `Bearer ${tokens.member}`, Connection: 'Upgrade', Upgrade: 'websocket',
+          'Sec-WebSocket-Version': '13', 'Sec-WebSocket-Key': 'not a key', 'Sec-WebSocket-Protocol': 'cairn.terminal.v1',
+        } });
+        req.on('response', (res) => resolve(res.statusCode ?? 0));
+        req.on('upgrade', () => reject(new Error('upgraded with a bad key')));
+        req.on('error', reject);
+        req.end();
+      });
+      expect(status).toBe(400);
+      await until(() => terminals.sessions.size === 0, { what: 'the unattached session to expire' });
     } finally {
       terminals.sessions = long;
     }

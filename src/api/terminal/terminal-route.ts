@@ -161,7 +161,6 @@ export function terminalRoutes(deps: ApiDeps): Router {
     let session: TerminalSession;
     if (typeof wanted === 'string') {
       session = terminals.sessions.find(owner, wanted);
-      terminals.sessions.reattached(owner, session);
     } else {
       terminals.sessions.checkRoom(owner);
       let channel: ClientChannel;
@@ -175,7 +174,11 @@ export function terminalRoutes(deps: ApiDeps): Router {
     }
     upgrade.release();
     req.log.info({ server: server.uid, session: session.id }, 'terminal connected');
-    sockets.handleUpgrade(req, upgrade.socket, upgrade.head, (ws) => bridge(ws, session, Math.ceil(terminals.sessions.detachedTtlMs / 1000)));
+    const reattaching = typeof wanted === 'string';
+    sockets.handleUpgrade(req, upgrade.socket, upgrade.head, (ws) => {
+      if (reattaching) terminals.sessions.reattached(owner, session);
+      bridge(ws, session, Math.ceil(terminals.sessions.detachedTtlMs / 1000));
+    });
   });
 
   return router;

@@ -72,6 +72,8 @@ export class TerminalSession {
     });
     channel.on('close', () => this.finish('exited'));
     channel.on('error', () => this.finish('exited'));
+    // Detached until a client attaches: a handshake that fails after the shell opened leaks nothing.
+    this.startExpiry();
   }
 
   get ended(): boolean {
@@ -92,6 +94,11 @@ export class TerminalSession {
   detach(attachment: TerminalAttachment): void {
     if (this.attachment !== attachment || this.closed) return;
     this.attachment = undefined;
+    this.startExpiry();
+  }
+
+  private startExpiry(): void {
+    clearTimeout(this.expiry);
     this.expiry = setTimeout(() => this.end('expired'), this.detachedTtlMs);
     this.expiry.unref();
   }
