@@ -68,6 +68,7 @@ describe.skipIf(unavailable !== undefined)('the terminal: WebSocket ↔ SSH shel
   let base: string;
   let terminals: Terminals;
   let tenant: string;
+  let auth: AuthService;
   const tokens: Record<string, string> = {};
   const ids: Record<string, string> = {};
 
@@ -81,7 +82,7 @@ describe.skipIf(unavailable !== undefined)('the terminal: WebSocket ↔ SSH shel
     fixture = await startSshRuntimeFixture();
     dir = mkdtempSync(join(tmpdir(), 'cairn-terminal-'));
     store = Store.open(dir, { env: { CAIRN_MASTER_KEY: randomBytes(32).toString('base64') } });
-    const auth = await AuthService.open(store, {});
+    auth = await AuthService.open(store, {});
     const login = async (email: string, role: 'owner' | 'member' | 'viewer', tenantName?: string): Promise<string> => {
       const added = await auth.addUser({ email, password: PASSWORD, role, ...(tenantName ? { tenantName } : {}) });
       if (!tenantName) tenant = added.tenant.id;
@@ -247,6 +248,33 @@ describe.skipIf(unavailable !== undefined)('the terminal: WebSocket ↔ SSH shel
     expect(elsewhere.status).toBe(404);
     expect(elsewhere.body.detail).toMatch(/no WebSocket is served/);
     expect(terminals.sessions.size).toBe(0);
+  });
+
+  it('answers 503 "terminal not configured" where the API was built without a source of shells', async () => {
+    const bare = createApiApp({
+      store, auth, drivers: driverPoolFor(store, dir, 1_000),
+      logger: createLogger({ level: 'silent' }), metrics: createMetricsRegistry(),
+      readiness: { storeWritable: () => true, reconciling: () => true }, afterWrite: () => undefined,
+    });
+    const other = createServer(bare);
+    serveTerminalUpgrades(other, bare);
+    await new Promise<void>((resolve) => other.listen(0, '127.0.0.1', resolve));
+    try {
+      const address = other.address();
+      const answer = await new Promise<{ status: number; text: string }>((resolve, reject) => {
+        const ws = new WebSocket(`ws://127.0.0.1:${typeof address === 'object' && address ? address.port : 0}${terminalPath(ids.host!)}`, ['cairn.terminal.v1'], { headers: { Authorization: `Bearer ${tokens.member}` } });
+        ws.once('open', () => reject(new Error('upgraded without a source of shells')));
+        ws.once('unexpected-response', (_req, res) => {
+          let text = '';
+          res.on('data', (chunk: Buffer) => (text += chunk.toString('utf8')));
+          res.on('end', () => resolve({ status: res.statusCode ?? 0, text }));
+        });
+      });
+      expect(answer.status).toBe(503);
+      expect(JSON.parse(answer.text)).toMatchObject({ status: 503, detail: expect.stringMatching(/^terminal not configured/) });
+    } finally {
+      await new Promise<void>((resolve) => other.close(() => resolve()));
+    }
   });
 
   it('answers a plain GET (no upgrade) with 400 saying how to open it', async () => {
