@@ -32,6 +32,7 @@ import { serverRoutes } from './routes/server-routes.js';
 import { sshKeyRoutes } from './routes/ssh-key-routes.js';
 import { reconcileRoutes } from './routes/reconcile-routes.js';
 import { sourceRoutes, sourceWebhookRoutes } from './routes/source-routes.js';
+import { bearerFromWebSocketSubprotocol, terminalRoutes } from './terminal/terminal-route.js';
 
 export const BODY_LIMIT = '1mb';
 export const API_PREFIXES = ['/api/v1', '/v1'] as const;
@@ -71,12 +72,14 @@ function v1Router(options: ApiAppOptions): Router {
   });
   router.use(signInRoutes(options.auth));
   router.use(sourceWebhookRoutes(options));
+  router.use(bearerFromWebSocketSubprotocol);
   router.use(authenticate(options.auth));
   router.use(idempotentPosts(options.store.idempotencyKeys));
   router.use(sessionRoutes(options.auth));
   router.use(providerRoutes(options, catalogs));
   router.use(sshKeyRoutes(options));
   router.use(serverRoutes(options, catalogs));
+  router.use(terminalRoutes(options));
   router.use(databaseRoutes(options));
   router.use(appRoutes(options));
   router.use(deployRoutes(options, catalogs));

@@ -6,6 +6,7 @@
 import type { AuthService } from '../auth/auth-service.js';
 import type { DriverPool } from '../reconcile/driver-pool.js';
 import type { Store } from '../store/store.js';
+import type { Terminals } from './terminal/terminal-route.js';
 
 export interface ApiDeps {
   store: Store;
@@ -15,4 +16,6 @@ export interface ApiDeps {
   afterWrite: () => void;
   /** Asks for a git source's sync now (in-process sync loop); without it the request is only recorded for the loop's next scan. */
   requestSourceSync?: (sourceId: string) => void;
+  /** Shells on servers over SSH and the sessions that hold them; without it the terminal answers 503. */
+  terminals?: Terminals;
 }

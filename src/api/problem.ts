@@ -50,20 +50,23 @@ export interface Problem {
   request_id?: string;
 }
 
-export function sendProblem(req: Request, res: Response, code: ErrorCode, detail: string, issues?: FieldIssue[]): void {
-  const status = STATUS_BY_CODE[code];
-  const requestId = (req as { id?: unknown }).id;
-  const body: Problem = {
+/** The problem document for `code` (its status unless `status` overrides it, e.g. 503 for a part not configured). */
+export function problemDocument(code: ErrorCode, detail: string, options: { issues?: FieldIssue[]; requestId?: unknown; status?: number } = {}): Problem {
+  return {
     type: `https://cairn.dev/problems/${code.replaceAll('_', '-')}`,
     title: TITLE_BY_CODE[code],
-    status,
+    status: options.status ?? STATUS_BY_CODE[code],
     detail,
     code,
-    ...(issues && issues.length > 0 ? { errors: issues } : {}),
-    ...(typeof requestId === 'string' ? { request_id: requestId } : {}),
+    ...(options.issues && options.issues.length > 0 ? { errors: options.issues } : {}),
+    ...(typeof options.requestId === 'string' ? { request_id: options.requestId } : {}),
   };
+}
+
+export function sendProblem(req: Request, res: Response, code: ErrorCode, detail: string, issues?: FieldIssue[], status?: number): void {
+  const body = problemDocument(code, detail, { requestId: (req as { id?: unknown }).id, ...(issues ? { issues } : {}), ...(status !== undefined ? { status } : {}) });
   if (code === 'unauthorized') res.setHeader('WWW-Authenticate', 'Bearer realm="cairn"');
-  res.status(status).type(PROBLEM_CONTENT_TYPE).send(JSON.stringify(body));
+  res.status(body.status).type(PROBLEM_CONTENT_TYPE).send(JSON.stringify(body));
 }
 
 /** body-parser's errors carry a `type` and a `status`. */

@@ -13,12 +13,17 @@ import { createLogger, logLevelFromEnv } from '../logging/logger.js';
 import type { Controller, ControllerOptions } from '../reconcile/controller.js';
 import { type DriverPool, driverPoolFor } from '../reconcile/driver-pool.js';
 import type { Store } from '../store/store.js';
+import { sshShellsFor } from '../api/terminal/ssh-shells.js';
+import type { Terminals } from '../api/terminal/terminal-route.js';
+import { TerminalSessions } from '../api/terminal/terminal-sessions.js';
 
 export interface ServedApi {
   express: Express;
   drivers: DriverPool;
   reconcileMetrics: ReconcileMetrics;
   auth: AuthService;
+  /** The terminal's sessions (closed when serve stops). */
+  terminals: Terminals;
 }
 
 export async function buildApi(
@@ -39,8 +44,9 @@ export async function buildApi(
   if (key.warning) console.log(`warning: ${key.warning}`);
   const auth = await AuthService.open(store, {});
   const drivers = driverPoolFor(store, dataDir, controllerOptions.requestTimeoutMs ?? 10_000, controllerOptions.deadlines ? { deadlines: controllerOptions.deadlines } : {});
+  const terminals: Terminals = { shells: sshShellsFor(drivers), sessions: new TerminalSessions({ audit: store.auditLog }) };
   const express = createApiApp({
-    store, auth, drivers, logger, metrics,
+    store, auth, drivers, logger, metrics, terminals,
     readiness: hooks.readiness,
     afterWrite: () => hooks.controller().readFeed(),
     ...(hooks.requestSourceSync ? { requestSourceSync: hooks.requestSourceSync } : {}),
@@ -48,5 +54,5 @@ export async function buildApi(
   if (!auth.hasUsers()) {
     console.log(`no users yet: add the first one with  cairn users add --email you@example.com --role owner --data-dir ${dataDir}`);
   }
-  return { express, drivers, reconcileMetrics, auth };
+  return { express, drivers, reconcileMetrics, auth, terminals };
 }

@@ -11,11 +11,11 @@ import { getVendor } from '../drivers/registry.js';
 import type { StoredResource } from '../model/resource.js';
 import type { DataKeyWrapper } from '../secrets/sealed-stream.js';
 import type { SecretStore } from '../secrets/secret-store.js';
+import type { SshAccess } from '../ssh/access.js';
 import { environmentRefusal, LOCAL_VENDOR, localVendorRefusal, tenantMayUseHost } from '../security/host-access.js';
 import { DEFAULT_CALL_DEADLINES, withDeadlines, type CallDeadlines } from './call-deadlines.js';
 import { durableBeforeCalls, type CommitBarrier } from './durable-drivers.js';
 import { StallError } from './errors.js';
-import type { SshAccess } from '../ssh/access.js';
 import type { HostKeyPins } from '../ssh/host-keys.js';
 import { SshConnections } from '../ssh/connection-pool.js';
 import { RuntimeKeys, type RuntimeKeyStorage } from '../ssh-keys/runtime-key.js';
@@ -104,6 +104,11 @@ export class DriverPool {
     }
     entry.managed ??= this.build(provider, entry, create(entry.config).then((d) => this.wrap(d)));
     return entry.managed;
+  }
+
+  /** How the provider's drivers reach its servers over SSH (DriverConfig.ssh), when they do. */
+  sshAccessFor(provider: StoredResource<'Provider'>): SshAccess | undefined {
+    return this.entryFor(provider).config.ssh;
   }
 
   async close(): Promise<void> {

@@ -29,6 +29,7 @@ const EXPECTED_ROUTES = [
   'GET /api/v1/ssh-keys/runtime', 'POST /api/v1/ssh-keys/runtime/rotate',
   'GET /api/v1/servers', 'POST /api/v1/servers', 'GET /api/v1/servers/{id}', 'PUT /api/v1/servers/{id}', 'DELETE /api/v1/servers/{id}',
   'POST /api/v1/servers/{id}/start', 'POST /api/v1/servers/{id}/stop', 'POST /api/v1/servers/{id}/reboot', 'GET /api/v1/servers/{id}/metrics',
+  'GET /api/v1/servers/{id}/terminal',
   'GET /api/v1/databases', 'POST /api/v1/databases', 'GET /api/v1/databases/{id}', 'PUT /api/v1/databases/{id}', 'DELETE /api/v1/databases/{id}',
   'GET /api/v1/databases/{id}/credentials', 'POST /api/v1/databases/{id}/credentials/rotate', 'GET /api/v1/databases/{id}/backups',
   'POST /api/v1/databases/{id}/backups', 'POST /api/v1/databases/{id}/backups/{backup_id}/restore',

@@ -23,6 +23,7 @@ import { SourceSyncer } from '../../sources/source-sync.js';
 import { DirectoryWatch } from '../../sources/directory-watch.js';
 import { currentOutboundPolicy } from '../../net/outbound-policy.js';
 import { LOCAL_VENDOR_TENANTS_SETTING } from '../../security/host-access.js';
+import { serveTerminalUpgrades } from '../../api/terminal/terminal-upgrade.js';
 
 interface ServeOptions {
   apply?: string[];
@@ -133,6 +134,8 @@ export function registerServeCommand(program: Command): void {
       : undefined;
     const server: Server = await new Promise((resolve, reject) => {
       const s: Server = tls ? createHttpsServer({ cert: tls.cert, key: tls.key }, app.express) : createHttpServer(app.express);
+      // WebSockets: the terminal's path only (every other upgrade is refused).
+      serveTerminalUpgrades(s, app.express);
       s.listen(port, options.host, () => resolve(s));
       s.once('error', (error: NodeJS.ErrnoException) =>
         reject(new CliError(error.code === 'EADDRINUSE' ? `port ${port} on ${options.host} is already in use; choose another with --port` : error.message)),
@@ -194,6 +197,8 @@ export function registerServeCommand(program: Command): void {
         stopping = true;
         clearTimeout(retry);
         console.log('shutting down');
+        // Terminal sessions end with the server: their shells are closed, their WebSockets told.
+        app.terminals.sessions.closeAll();
         void Promise.all(watches.map((w) => w.stop()))
           .then(() => sources.stop())
           .then(() => (kubernetes ? kubernetes.stop() : undefined))
