@@ -63,6 +63,26 @@ function fetchText(url: string): Promise<string> {
   });
 }
 
+/** Whatever a failed case left running under a test's runtime dir (its path is unique to the test), ended by pid, and its OS users removed. */
+function sweep(runtimeDir: string): void {
+  // TERM first: a supervisor stops its app's process group; what is left after a second is killed.
+  for (const signal of ['SIGTERM', 'SIGKILL'] as const) {
+    const pids = pgrep(runtimeDir);
+    for (const pid of pids) {
+      try {
+        process.kill(Number(pid), signal);
+      } catch {
+        // gone already
+      }
+    }
+    if (pids.length > 0 && signal === 'SIGTERM') execFileSync('sleep', ['1']);
+  }
+  for (const line of readFileSync('/etc/passwd', 'utf8').split('\n')) {
+    const [name, , , , , home] = line.split(':');
+    if (name?.startsWith('cairn-app-') && home?.startsWith(`${runtimeDir}/`)) execFileSync('userdel', [name]);
+  }
+}
+
 function pgrep(marker: string): string[] {
   try {
     return execFileSync('pgrep', ['-f', marker], { encoding: 'utf8' }).split('\n').filter((l) => l !== '');
@@ -72,11 +92,17 @@ function pgrep(marker: string): string[] {
 }
 
 if (unavailable === undefined) {
-  let contractFixture: SshRuntimeFixture | undefined;
   runRuntimeDriverContract('the SSH runtime (apps)', async () => {
-    contractFixture = await startSshRuntimeFixture();
+    const contractFixture = await startSshRuntimeFixture();
     const apps = new SshApps(contractFixture.options);
-    return { driver: driverOf(apps, 'ssh'), placement: contractFixture.placement, cleanup: () => contractFixture!.cleanup() };
+    const fixture = contractFixture;
+    return {
+      driver: driverOf(apps, 'ssh'), placement: fixture.placement,
+      async cleanup() {
+        sweep(fixture.runtimeDir);
+        await fixture.cleanup();
+      },
+    };
   }, {
     parts: ['apps'],
     settleTimeoutMs: 20_000,
@@ -111,6 +137,7 @@ describe.skipIf(unavailable !== undefined)('the SSH runtime\'s apps on a host', 
   afterAll(async () => {
     await apps?.close();
     for (const connections of laterConnections) await connections.close();
+    if (fixture) sweep(fixture.runtimeDir);
     await fixture?.cleanup();
     rmSync(sourceDir, { recursive: true, force: true });
   });

@@ -238,44 +238,159 @@ print('health check failed: %s did not succeed within %d s (%s)' % (what, timeou
 sys.exit(1)
 `;
 
-export const FREE_PORT_SCRIPT = `
-import socket
-s = socket.socket()
-s.bind(('127.0.0.1', 0))
-print(s.getsockname()[1])
+/** Shell functions the compound scripts below share (constants; every value arrives as an argument). */
+const FUNCTIONS = String.raw`
+say() {
+  t=$(date -u +%Y-%m-%dT%H:%M:%S.%3NZ)
+  case $t in *N*) t=$(date -u +%Y-%m-%dT%H:%M:%S.000Z) ;; esac
+  printf '%s system %s\n' "$t" "$1" >> "$LOG"
+}
+supervised() {
+  p=$(cat "$1/supervisor.pid" 2>/dev/null) && grep -q cairn-supervise "/proc/$p/cmdline" 2>/dev/null
+}
+write_service() {
+  rm -rf "$1" && mkdir -p "$1" || return 1
+  printf '%s' "$2" > "$1/cwd"
+  printf '%s' "$3" > "$1/user"
+  printf '%s' "$4" > "$1/command"
+  cat > "$1/env"
+}
+start_service() {
+  if [ -n "$2" ]; then systemctl daemon-reload && systemctl enable --now "$2"
+  else setsid nohup "$SUPERVISOR" "$1" "$LOG" </dev/null >/dev/null 2>&1 &
+  fi
+}
+stop_services() {
+  pids=
+  for svc in "$@"; do
+    if supervised "$svc"; then kill -TERM "$p" 2>/dev/null; pids="$pids $p"; fi
+  done
+  i=0
+  while [ -n "$pids" ] && [ $i -lt 150 ]; do
+    alive=
+    for p in $pids; do if grep -q cairn-supervise "/proc/$p/cmdline" 2>/dev/null; then alive="$alive $p"; fi; done
+    pids=$alive
+    [ -n "$pids" ] && sleep 0.1
+    i=$((i + 1))
+  done
+  for svc in "$@"; do
+    if supervised "$svc"; then kill -KILL "$p" 2>/dev/null; fi
+    c=$(cat "$svc/child.pid" 2>/dev/null) && kill -KILL "-$c" 2>/dev/null
+    rm -f "$svc/supervisor.pid" "$svc/child.pid"
+  done
+  return 0
+}
 `;
+
+/** argv: service dirs. Stops the supervisor of each (TERM: it stops its child's group), waits up to 15 s, then KILLs what is left. */
+export const STOP_SCRIPT = `${FUNCTIONS}\nstop_services "$@"\n`;
 
 /**
- * argv: service dirs. Stops the supervisor of each (TERM: it stops its child's process group),
- * waits up to 15 s, then KILLs what is left. A pid file whose process is not cairn-supervise is ignored.
+ * argv: runtime dir, app dir, release dir, user ('' = the SSH user), log, message, message when
+ * run as a user. Makes the app's directories (and its OS user, when cairn is root), then unpacks
+ * the tar stream on stdin into the release directory, owned by the app's user.
  */
-export const STOP_SCRIPT = `
-pids=
-for svc in "$@"; do
-  p=$(cat "$svc/supervisor.pid" 2>/dev/null) || continue
-  if grep -q cairn-supervise "/proc/$p/cmdline" 2>/dev/null; then kill -TERM "$p" 2>/dev/null; pids="$pids $p"; fi
-done
+export const PREPARE_RELEASE_SCRIPT = String.raw`
+rt=$1; app=$2; rel=$3; user=$4; LOG=$5
+umask 077
+mkdir -p "$app/releases" "$app/services" "$app/logs" "$app/home" || exit 1
+say "$6"
+rm -rf "$rel" && mkdir -p "$rel" || exit 1
+if [ -n "$user" ]; then
+  chmod 711 "$rt" "$rt/apps" "$app" "$app/releases" || exit 1
+  if ! id -u "$user" >/dev/null 2>&1; then
+    useradd --system --no-create-home --home-dir "$app/home" --shell "$(command -v nologin || echo /bin/false)" "$user" || exit 1
+  fi
+  chown "$user:" "$app/home" || exit 1
+fi
+tar -x --no-same-owner -f - -C "$rel" || exit 1
+if [ -n "$user" ]; then chown -R "$user:" "$rel" || exit 1; say "$7"; fi
+`.replace(/^/, FUNCTIONS);
+
+/** argv: service dir, cwd, user, build command, supervisor, log, build log, message; env file on stdin. Runs the build once, its output in both logs. */
+export const BUILD_SCRIPT = String.raw`
+umask 077
+LOG=$6
+write_service "$1" "$2" "$3" "$4" || exit 1
+say "$8"
+exec "$5" --once "$1" "$6" "$7"
+`.replace(/^/, FUNCTIONS);
+
+/**
+ * argv: service dir, cwd, user, command, supervisor, log, python3, health script, health path
+ * ('' = TCP), timeout (s), systemd unit ('' = detached); env file on stdin. Picks a free port
+ * (PORT, added to the env file), starts the release under the supervisor, prints `port=<n>`,
+ * then health-checks it: exit 0 healthy, else the reason on stdout.
+ */
+export const START_RELEASE_SCRIPT = String.raw`
+umask 077
+LOG=$6; SUPERVISOR=$5
+write_service "$1" "$2" "$3" "$4" || exit 1
+port=$("$7" -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])') || exit 1
+printf 'PORT=%s\n' "$port" >> "$1/env"
+echo "port=$port"
+start_service "$1" "${'$'}{11}" || exit 1
+exec "$7" -c "$8" "$port" "$9" "${'$'}{10}" "$1/exits"
+`.replace(/^/, FUNCTIONS);
+
+/**
+ * argv: target file, port, proxy service dir, supervisor, log, port file, proxy command,
+ * systemd unit ('' = detached), message. Points the stable port at the release's port: SIGHUP
+ * to a running proxy, else starts it; prints the port the proxy listens on.
+ */
+export const SWITCH_SCRIPT = String.raw`
+umask 077
+LOG=$5; SUPERVISOR=$4
+printf '%s\n' "$2" > "$1.tmp" && chmod 644 "$1.tmp" && mv -f "$1.tmp" "$1" || exit 1
+running=
+if [ -n "$8" ]; then systemctl is-active --quiet "$8" && running=1
+elif supervised "$3"; then running=1
+fi
+if [ -n "$running" ]; then
+  c=$(cat "$3/child.pid") && kill -HUP "-$c" || exit 1
+else
+  rm -f "$6"
+  write_service "$3" / '' "$7" </dev/null || exit 1
+  start_service "$3" "$8" || exit 1
+fi
 i=0
-while [ $i -lt 150 ]; do
-  alive=
-  for p in $pids; do if grep -q cairn-supervise "/proc/$p/cmdline" 2>/dev/null; then alive=1; fi; done
-  [ -z "$alive" ] && break
-  sleep 0.1
-  i=$((i + 1))
-done
-for svc in "$@"; do
-  p=$(cat "$svc/supervisor.pid" 2>/dev/null) && grep -q cairn-supervise "/proc/$p/cmdline" 2>/dev/null && kill -KILL "$p" 2>/dev/null
-  c=$(cat "$svc/child.pid" 2>/dev/null) && kill -KILL "-$c" 2>/dev/null
-  rm -f "$svc/supervisor.pid" "$svc/child.pid"
+while [ ! -s "$6" ] && [ $i -lt 100 ]; do sleep 0.1; i=$((i + 1)); done
+[ -s "$6" ] || { echo "the proxy did not say which port it listens on" >&2; exit 1; }
+bound=$(cat "$6")
+say "$9 $bound"
+echo "$bound"
+`.replace(/^/, FUNCTIONS);
+
+/** argv: app dir, keep releases above this number, service dirs to stop. Stops the old release and removes older releases. */
+export const RETIRE_SCRIPT = String.raw`
+app=$1; from=$2; shift 2
+stop_services "$@"
+for d in "$app"/releases/*; do
+  n=${'$'}{d##*/}
+  case $n in *[!0-9]*|'') continue ;; esac
+  if [ "$n" -le "$from" ]; then rm -rf "$d" "$app/services/build-$n" "$app/services/r$n"; rm -f "$app/logs/build-$n.log"; fi
 done
 exit 0
-`;
+`.replace(/^/, FUNCTIONS);
 
-/** argv: service dir. Exit 0 when its supervisor runs. */
-export const RUNNING_SCRIPT = 'p=$(cat "$1/supervisor.pid" 2>/dev/null) && grep -q cairn-supervise "/proc/$p/cmdline" 2>/dev/null';
-
-/** argv: service dir, log file, supervisor path. Starts the supervisor in a session of its own, detached from this one. */
-export const START_DETACHED_SCRIPT = 'setsid nohup "$3" "$1" "$2" </dev/null >/dev/null 2>&1 &';
-
-/** argv: file. Prints the file once it is there and not empty (waits up to 10 s). */
-export const WAIT_FOR_FILE_SCRIPT = 'i=0; while [ $i -lt 100 ]; do if [ -s "$1" ]; then cat "$1"; exit 0; fi; sleep 0.1; i=$((i + 1)); done; exit 1';
+/**
+ * argv: app dir, app id, user ('' = none), 1 when the host runs systemd. Stops every service
+ * of the app (units first), removes its directory and its OS user.
+ */
+export const DELETE_SCRIPT = String.raw`
+app=$1; id=$2; user=$3
+if [ "$4" = 1 ]; then
+  for f in /etc/systemd/system/cairn-"$id"-*.service; do
+    [ -f "$f" ] || continue
+    systemctl disable --now "${'$'}{f##*/}" >/dev/null 2>&1
+    rm -f "$f"
+  done
+  systemctl daemon-reload
+fi
+set --
+for d in "$app"/services/*/; do [ -d "$d" ] && set -- "$@" "${'$'}{d%/}"; done
+[ $# -gt 0 ] && stop_services "$@"
+rm -rf "$app" || exit 1
+if [ -n "$user" ] && id -u "$user" >/dev/null 2>&1; then userdel "$user" || exit 1; fi
+exit 0
+`.replace(/^/, FUNCTIONS);

@@ -6,7 +6,7 @@
  * `setsid nohup`. A service is a directory cairn made (its command, cwd, user, env files).
  */
 import type { RemoteHost } from './remote-host.js';
-import { PROXY_NAME, PROXY_SCRIPT, RUNNING_SCRIPT, START_DETACHED_SCRIPT, STOP_SCRIPT, SUPERVISOR_NAME, SUPERVISOR_SCRIPT } from './app-host-scripts.js';
+import { PROXY_NAME, PROXY_SCRIPT, STOP_SCRIPT, SUPERVISOR_NAME, SUPERVISOR_SCRIPT } from './app-host-scripts.js';
 
 const UNIT_DIR = '/etc/systemd/system';
 const UNIT_NAME = /^cairn-[A-Za-z0-9-]+\.service$/;
@@ -47,7 +47,7 @@ export interface ServiceRef {
 }
 
 export class AppServices {
-  private installed: Promise<void> | undefined;
+  private installed: Promise<string> | undefined;
 
   constructor(private readonly host: RemoteHost) {}
 
@@ -59,12 +59,18 @@ export class AppServices {
     return this.host.path('bin', PROXY_NAME);
   }
 
-  /** Uploads the supervisor and the proxy (once per host and cairn process; a running copy keeps its old file). */
-  install(): Promise<void> {
+  /**
+   * Uploads the supervisor and the proxy (once per host and cairn process; a running copy keeps
+   * its old file) and resolves python3 to its real program (a shim on the SSH user's PATH may be
+   * slow or out of the app users' reach). Resolves with that program.
+   */
+  install(): Promise<string> {
     this.installed ??= (async () => {
-      await this.host.run(['mkdir', '-p', '-m', '0755', this.host.path('bin')]);
+      const python = this.host.facts.python3 ?? 'python3';
+      const resolved = await this.host.run(['sh', '-c', 'mkdir -p -m 0755 "$1" && exec "$2" -c "import sys; print(sys.executable)"', 'sh', this.host.path('bin'), python]);
       await this.host.session.upload(this.supervisor, Buffer.from(SUPERVISOR_SCRIPT), 0o755);
       await this.host.session.upload(this.proxy, Buffer.from(PROXY_SCRIPT), 0o644);
+      return resolved.trim() || python;
     })();
     this.installed.catch(() => {
       this.installed = undefined;
@@ -72,21 +78,12 @@ export class AppServices {
     return this.installed;
   }
 
-  async start(service: ServiceRef, description: string): Promise<void> {
-    if (!this.host.facts.systemd) {
-      await this.host.run(['sh', '-c', START_DETACHED_SCRIPT, 'sh', service.dir, service.log, this.supervisor]);
-      return;
-    }
+  /** Where the host runs systemd: writes the service's unit (started by the script that starts the service). Returns the unit to start, '' where there is no systemd. */
+  async unitFor(service: ServiceRef, description: string): Promise<string> {
+    if (!this.host.facts.systemd) return '';
     if (!UNIT_NAME.test(service.unit)) throw new Error(`refusing the unit name ${JSON.stringify(service.unit)}`);
     await this.host.session.upload(`${UNIT_DIR}/${service.unit}`, Buffer.from(unitText(description, this.supervisor, service.dir, service.log)), 0o644);
-    await this.host.run(['systemctl', 'daemon-reload']);
-    await this.host.run(['systemctl', 'enable', '--now', service.unit]);
-  }
-
-  async running(service: ServiceRef): Promise<boolean> {
-    const argv = this.host.facts.systemd ? ['systemctl', 'is-active', '--quiet', service.unit] : ['sh', '-c', RUNNING_SCRIPT, 'sh', service.dir];
-    const { code } = await this.host.session.run(argv, { allowFailure: true, timeoutMs: 30_000 });
-    return code === 0;
+    return service.unit;
   }
 
   /** Stops services (a service already stopped or never started is fine) and forgets their units. */
@@ -94,16 +91,9 @@ export class AppServices {
     if (services.length === 0) return;
     if (this.host.facts.systemd) {
       const units = services.map((s) => s.unit).filter((u) => UNIT_NAME.test(u));
-      await this.host.session.run(['systemctl', 'disable', '--now', ...units], { allowFailure: true, timeoutMs: 60_000 });
-      await this.host.run(['rm', '-f', '--', ...units.map((u) => `${UNIT_DIR}/${u}`)]);
-      await this.host.run(['systemctl', 'daemon-reload']);
+      await this.host.run(['sh', '-c', 'systemctl disable --now "$@" >/dev/null 2>&1; for u in "$@"; do rm -f "/etc/systemd/system/$u"; done; systemctl daemon-reload', 'sh', ...units], { timeoutMs: 60_000 });
     }
     // Also where systemd runs: a supervisor started before the host had systemd, or left by a unit cut short.
     await this.host.run(['sh', '-c', STOP_SCRIPT, 'sh', ...services.map((s) => s.dir)], { timeoutMs: 60_000 });
-  }
-
-  /** Sends SIGHUP to a service's program (its process group). */
-  async hangUp(service: ServiceRef): Promise<void> {
-    await this.host.run(['sh', '-c', 'c=$(cat "$1/child.pid") && kill -HUP "-$c"', 'sh', service.dir]);
   }
 }

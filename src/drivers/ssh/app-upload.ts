@@ -10,10 +10,10 @@ import type { RemoteHost } from './remote-host.js';
 
 const UPLOAD_TIMEOUT_MS = 10 * 60_000;
 
-/** Unpacks `localDir`'s files into `remoteDir` (which must exist), owned by the SSH user. */
-export async function uploadDirectory(host: RemoteHost, localDir: string, remoteDir: string, signal?: AbortSignal): Promise<void> {
+/** Runs `unpack` on the host (a command that reads a tar stream on stdin: `tar -x ...`) with `localDir`'s files as its input. */
+export async function uploadDirectory(host: RemoteHost, localDir: string, unpack: readonly string[], signal?: AbortSignal): Promise<void> {
   const pack = packTar({ cwd: localDir, portable: true, follow: false }, ['.']);
-  await host.session.run(['tar', '-x', '--no-same-owner', '-f', '-', '-C', remoteDir], {
+  await host.session.run(unpack, {
     stdin: Readable.from(pack), timeoutMs: UPLOAD_TIMEOUT_MS, ...(signal ? { signal } : {}),
   });
 }

@@ -20,8 +20,9 @@ import { VendorRejectedError } from '../errors.js';
 import { checkOutGit } from '../local/git-checkout.js';
 import { releaseDigestOf } from '../local/apps.js';
 import { allowedSourcePath } from '../../security/host-access.js';
+import { RemoteCommandError } from '../../ssh/session.js';
 import { quoteShellArg, shellCommand } from '../../ssh/shell-quote.js';
-import { FREE_PORT_SCRIPT, HEALTH_CHECK_SCRIPT, WAIT_FOR_FILE_SCRIPT } from './app-host-scripts.js';
+import { BUILD_SCRIPT, DELETE_SCRIPT, HEALTH_CHECK_SCRIPT, PREPARE_RELEASE_SCRIPT, RETIRE_SCRIPT, START_RELEASE_SCRIPT, SWITCH_SCRIPT } from './app-host-scripts.js';
 import { logFiles, parseLogLines } from './app-log-lines.js';
 import { AppServices, type ServiceRef } from './app-services.js';
 import { uploadDirectory } from './app-upload.js';
@@ -72,45 +73,8 @@ interface Rollout {
   done: Promise<void>;
 }
 
-/** Created when the first preparation of an app's files runs; constant, paths and user name as arguments. */
-const PREPARE_SCRIPT = `
-rt=$1; app=$2; rel=$3; user=$4
-umask 077
-mkdir -p "$app/releases" "$app/services" "$app/logs" "$app/home" || exit 1
-rm -rf "$rel" && mkdir -p "$rel" || exit 1
-if [ -n "$user" ]; then
-  chmod 711 "$rt" "$rt/apps" "$app" "$app/releases" || exit 1
-  if ! id -u "$user" >/dev/null 2>&1; then
-    useradd --system --no-create-home --home-dir "$app/home" --shell "$(command -v nologin || echo /bin/false)" "$user" || exit 1
-  fi
-  chown "$user:" "$app/home" || exit 1
-fi
-`;
-
-/** argv: service dir, cwd, user, command; the env file's text on stdin (0600, never on a command line). */
-const WRITE_SERVICE_SCRIPT = `
-svc=$1
-umask 077
-rm -rf "$svc" && mkdir -p "$svc" || exit 1
-printf '%s' "$2" > "$svc/cwd"
-printf '%s' "$3" > "$svc/user"
-printf '%s' "$4" > "$svc/command"
-cat > "$svc/env"
-`;
-
 /** argv: log file, text. One system line, stamped with the host's clock like the supervisor's lines. */
 const SAY_SCRIPT = `t=$(date -u +%Y-%m-%dT%H:%M:%S.%3NZ); case $t in *N*) t=$(date -u +%Y-%m-%dT%H:%M:%S.000Z);; esac; printf '%s system %s\\n' "$t" "$2" >> "$1"`;
-
-/** argv: app dir, release number to keep from. Removes older releases' directories and their finished build services. */
-const PRUNE_SCRIPT = `
-app=$1; from=$2
-for d in "$app"/releases/*; do
-  n=\${d##*/}
-  case $n in *[!0-9]*|'') continue;; esac
-  if [ "$n" -le "$from" ]; then rm -rf "$d" "$app/services/build-$n"; rm -f "$app/logs/build-$n.log"; fi
-done
-exit 0
-`;
 
 function message(error: unknown): string {
   return error instanceof Error ? error.message : String(error);
@@ -288,19 +252,13 @@ export class SshApps implements AppRuntime {
     let candidate: ServiceRef | undefined;
     try {
       const started = Date.now();
-      await services.install();
-      await host.run(['sh', '-c', PREPARE_SCRIPT, 'sh', host.facts.runtimeDir, app, releaseDir, record.user], { signal });
+      const python = await services.install();
       const what = desired.source.git ? `${desired.source.git.url} at ${desired.source.git.ref}` : desired.source.path ?? '';
-      await this.say(host, log, `${label}: fetching and uploading ${what}`);
-      const commit = await this.upload(desired, releaseDir, host, signal);
-      if (commit) await this.say(host, log, `${label}: commit ${commit}`);
-      if (record.user) {
-        await host.run(['chown', '-R', `${record.user}:`, '--', releaseDir], { signal });
-        await this.say(host, log, `${label}: runs as OS user ${record.user}`);
-      }
+      const unpack = ['sh', '-c', PREPARE_RELEASE_SCRIPT, 'sh', host.facts.runtimeDir, app, releaseDir, record.user, log, `${label}: uploading ${what}`, `${label}: runs as OS user ${record.user}`];
+      const commit = await this.upload(desired, unpack, host, signal);
       const cwd = desired.source.git ? `${releaseDir}/${desired.source.git.path}`.replace(/\/(\.\/?)?$/, '') : releaseDir;
-      const env = { HOME: `${app}/home`, ...desired.env };
-      if (desired.build !== null) await this.build(host, record, release, desired.build, cwd, env, signal);
+      const env = envFileText({ HOME: `${app}/home`, ...desired.env });
+      if (desired.build !== null) await this.build(host, record, release, desired.build, cwd, env, commit, signal);
       if (!current()) return;
       if (desired.state === 'stopped') {
         const serving = record.serving;
@@ -310,26 +268,28 @@ export class SshApps implements AppRuntime {
         await this.say(host, log, `${label}: ready and stopped, as spec.state asks`);
         return;
       }
-      const port = Number((await host.run([host.facts.python3 ?? 'python3', '-c', FREE_PORT_SCRIPT], { signal })).trim());
       candidate = this.service(host, id, `r${release}`);
-      await this.writeService(host, candidate, cwd, record.user, desired.command ?? '', { ...env, PORT: String(port) });
-      await services.start(candidate, `cairn app ${desired.name} (${id}) release ${release}`);
-      await this.waitHealthy(host, candidate, port, desired.healthCheckPath, signal);
+      const unit = await services.unitFor(candidate, `cairn app ${desired.name} (${id}) release ${release}`);
+      const { code, stdout } = await host.session.run(
+        ['sh', '-c', START_RELEASE_SCRIPT, 'sh', candidate.dir, cwd, record.user, desired.command ?? '', services.supervisor, log, python,
+          HEALTH_CHECK_SCRIPT, desired.healthCheckPath ?? '', String(HEALTH_TIMEOUT_S), unit],
+        { stdin: env, allowFailure: true, timeoutMs: (HEALTH_TIMEOUT_S + 30) * 1000, signal },
+      );
+      const port = Number(/^port=(\d+)$/m.exec(stdout)?.[1]);
+      if (code !== 0) throw new Error(stdout.replace(/^port=\d+\n?/m, '').trim() || `starting the release exited with code ${code}`);
       if (!current()) {
         await services.stop([candidate]);
         return;
       }
-      await this.switchTo(host, record, desired, port);
+      await this.switchTo(host, record, desired, port, python, `${label}: healthy after ${Date.now() - started} ms; serving on the stable port`);
       const previous = record.serving;
       Object.assign(record, { status: 'running', rollingOut: null, serving: { release, port, commit }, failure: null });
       await this.save(host, record);
       candidate = undefined;
-      await this.say(host, log, `${label}: healthy after ${Date.now() - started} ms; serving at http://${record.serverAddress ?? '(server)'}:${record.proxyPort}`);
-      if (previous && previous.release !== release) {
-        await new Promise((resolve) => setTimeout(resolve, DRAIN_MS));
-        await services.stop([this.service(host, id, `r${previous.release}`)]);
-      }
-      await host.run(['sh', '-c', PRUNE_SCRIPT, 'sh', app, String(release - RELEASES_KEPT)]);
+      if (previous && previous.release !== release) await new Promise((resolve) => setTimeout(resolve, DRAIN_MS));
+      const retired = previous && previous.release !== release ? [this.service(host, id, `r${previous.release}`)] : [];
+      if (host.facts.systemd && retired.length > 0) await services.stop(retired);
+      await host.run(['sh', '-c', RETIRE_SCRIPT, 'sh', app, String(release - RELEASES_KEPT), ...retired.map((s) => s.dir)], { timeoutMs: 60_000 });
     } catch (error) {
       if (candidate) await services.stop([candidate]).catch(() => undefined);
       const why = message(error);
@@ -342,13 +302,13 @@ export class SshApps implements AppRuntime {
     }
   }
 
-  /** Writes the source into the release directory on the host; the commit for a git source. */
-  private async upload(desired: AppDesired, releaseDir: string, host: RemoteHost, signal: AbortSignal): Promise<string | null> {
+  /** Sends the source to the host, where `unpack` writes it into the release directory; the commit for a git source. */
+  private async upload(desired: AppDesired, unpack: readonly string[], host: RemoteHost, signal: AbortSignal): Promise<string | null> {
     const { source } = desired;
     if (source.path !== undefined) {
       const allowed = allowedSourcePath(source.path);
       if ('refusal' in allowed) throw new Error(allowed.refusal);
-      await uploadDirectory(host, allowed.path, releaseDir, signal);
+      await uploadDirectory(host, allowed.path, unpack, signal);
       return null;
     }
     if (!source.git) throw new Error('the app has no git or path source');
@@ -356,62 +316,41 @@ export class SshApps implements AppRuntime {
     try {
       const checkout = join(scratch, 'tree');
       const commit = await checkOutGit({ url: source.git.url, ref: source.git.ref }, checkout);
-      await uploadDirectory(host, checkout, releaseDir, signal);
+      await uploadDirectory(host, checkout, unpack, signal);
       return commit;
     } finally {
       rmSync(scratch, { recursive: true, force: true });
     }
   }
 
-  private async writeService(host: RemoteHost, service: ServiceRef, cwd: string, user: string, command: string, env: Record<string, string>): Promise<void> {
-    await host.run(['sh', '-c', WRITE_SERVICE_SCRIPT, 'sh', service.dir, cwd, user, command], { stdin: envFileText(env) });
-  }
-
-  private async build(host: RemoteHost, record: AppHostRecord, release: number, build: string, cwd: string, env: Record<string, string>, signal: AbortSignal): Promise<void> {
+  private async build(host: RemoteHost, record: AppHostRecord, release: number, build: string, cwd: string, env: string, commit: string | null, signal: AbortSignal): Promise<void> {
     const service = this.service(host, record.id, `build-${release}`);
     const buildLog = `${this.appDir(host, record.id)}/logs/build-${release}.log`;
-    await this.writeService(host, service, cwd, record.user, build, env);
-    await this.say(host, service.log, `release ${release}: building: ${build}`);
-    const { code } = await host.session.run([this.servicesOf(host).supervisor, '--once', service.dir, service.log, buildLog], { allowFailure: true, timeoutMs: BUILD_TIMEOUT_MS, signal });
-    if (code === 0) return;
-    const tail = await host.run(['tail', '-n', '5', '--', buildLog]).catch(() => '');
-    const lines = tail.split('\n').filter((l) => l !== '').map((l) => l.replace(/^\S+ \S+ /, ''));
-    throw new Error(`the build exited with code ${code}${lines.length > 0 ? `: ${lines.join(' | ')}` : ''}`);
-  }
-
-  private async waitHealthy(host: RemoteHost, service: ServiceRef, port: number, path: string | null, signal: AbortSignal): Promise<void> {
-    const { code, stdout } = await host.session.run(
-      [host.facts.python3 ?? 'python3', '-c', HEALTH_CHECK_SCRIPT, String(port), path ?? '', String(HEALTH_TIMEOUT_S), `${service.dir}/exits`],
-      { allowFailure: true, timeoutMs: (HEALTH_TIMEOUT_S + 30) * 1000, signal },
-    );
-    if (code !== 0) throw new Error(stdout.trim() || `the health check exited with code ${code}`);
+    const say = `release ${release}: ${commit ? `commit ${commit}; ` : ''}building: ${build.replace(/[\r\n]+/g, ' ')}`;
+    try {
+      await host.run(['sh', '-c', BUILD_SCRIPT, 'sh', service.dir, cwd, record.user, build, this.servicesOf(host).supervisor, service.log, buildLog, say], { stdin: env, timeoutMs: BUILD_TIMEOUT_MS, signal });
+    } catch (error) {
+      if (!(error instanceof RemoteCommandError)) throw error;
+      const tail = await host.run(['tail', '-n', '5', '--', buildLog]).catch(() => '');
+      const lines = tail.split('\n').filter((l) => l !== '').map((l) => l.replace(/^\S+ \S+ /, ''));
+      throw new Error(`the build exited with code ${error.code ?? 'unknown'}${lines.length > 0 ? `: ${lines.join(' | ')}` : ''}`, { cause: error });
+    }
   }
 
   /** Points the stable port at `port`: the proxy reads its target file at start and on SIGHUP. */
-  private async switchTo(host: RemoteHost, record: AppHostRecord, desired: AppDesired, port: number): Promise<void> {
+  private async switchTo(host: RemoteHost, record: AppHostRecord, desired: AppDesired, port: number, python: string, say: string): Promise<void> {
     const services = this.servicesOf(host);
     const proxy = this.service(host, record.id, 'proxy');
     const servicesDir = `${this.appDir(host, record.id)}/services`;
     const targetFile = `${servicesDir}/proxy-target`;
     const portFile = `${servicesDir}/proxy-port`;
-    await host.session.upload(targetFile, Buffer.from(`${port}\n`), 0o644);
-    let running = await services.running(proxy);
-    if (running && record.proxyWanted !== desired.port) {
-      await services.stop([proxy]);
-      running = false;
-    }
-    if (running) {
-      await services.hangUp(proxy);
-      return;
-    }
+    if (record.proxyPort !== null && record.proxyWanted !== desired.port) await services.stop([proxy]);
     const wanted = [desired.port, record.proxyPort].filter((p): p is number => p !== null && p > 0);
-    const command = shellCommand(['exec', host.facts.python3 ?? 'python3', services.proxy, wanted.join(','), targetFile, portFile]);
-    await host.run(['rm', '-f', '--', portFile]);
-    await this.writeService(host, proxy, '/', '', command, {});
-    await services.start(proxy, `cairn app ${desired.name} (${record.id}) stable port`);
-    const bound = Number((await host.run(['sh', '-c', WAIT_FOR_FILE_SCRIPT, 'sh', portFile], { timeoutMs: 30_000 })).trim());
-    if (!Number.isInteger(bound) || bound <= 0) throw new Error(`the proxy for the stable port did not say which port it listens on`);
-    if (desired.port !== null && desired.port !== bound) await this.say(host, proxy.log, `port ${desired.port} was taken on the server; the stable port is ${bound}`);
+    const command = shellCommand(['exec', python, services.proxy, wanted.join(','), targetFile, portFile]);
+    const unit = await services.unitFor(proxy, `cairn app ${desired.name} (${record.id}) stable port`);
+    const out = await host.run(['sh', '-c', SWITCH_SCRIPT, 'sh', targetFile, String(port), proxy.dir, services.supervisor, proxy.log, portFile, command, unit, say], { timeoutMs: 60_000 });
+    const bound = Number(out.trim());
+    if (!Number.isInteger(bound) || bound <= 0) throw new Error(`the proxy for the stable port did not say which port it listens on (${out.trim()})`);
     Object.assign(record, { proxyPort: bound, proxyWanted: desired.port });
   }
 
@@ -439,13 +378,8 @@ export class SshApps implements AppRuntime {
     await rollout?.done;
     const host = await this.hostOf(entry, options);
     const record = await this.recordOf(host, externalId, options);
-    const app = this.appDir(host, externalId);
-    const names = (await host.run(['sh', '-c', 'for d in "$1"/services/*/; do if [ -d "$d" ]; then d=${d%/}; echo "${d##*/}"; fi; done; exit 0', 'sh', app]))
-      .split('\n').filter((n) => /^[A-Za-z0-9-]+$/.test(n));
-    await this.servicesOf(host).stop(names.map((name) => this.service(host, externalId, name)));
-    await host.run(['rm', '-rf', '--', app], { timeoutMs: 120_000 });
     const user = record?.user ?? (host.facts.root ? `cairn-app-${shortId(externalId)}` : '');
-    if (user) await host.run(['sh', '-c', 'if id -u "$1" >/dev/null 2>&1; then userdel "$1"; fi', 'sh', user]);
+    await host.run(['sh', '-c', DELETE_SCRIPT, 'sh', this.appDir(host, externalId), externalId, user, host.facts.systemd ? '1' : '0'], { timeoutMs: 120_000 });
     await host.dropRecord('apps', externalId);
     this.records.delete(externalId);
     this.options.index.remove('app', externalId);
