@@ -8,7 +8,7 @@
  */
 import { execFileSync } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
-import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { get } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -17,6 +17,8 @@ import type { AppDesired, AppObserved, RuntimeDriver } from '../src/drivers/cont
 import { runRuntimeDriverContract } from '../src/drivers/runtime-driver.contract.js';
 import { SshApps } from '../src/drivers/ssh/apps.js';
 import { SshHosts } from '../src/drivers/ssh/hosts.js';
+import { RuntimeIndex } from '../src/drivers/ssh/runtime-index.js';
+import type { SshRuntimeOptions } from '../src/drivers/ssh/runtime-options.js';
 import { waitUntil } from '../src/drivers/waiting.contract.js';
 import { MemoryHostKeyPins, SshConnections } from '../src/ssh/index.js';
 import type { SshAccess } from '../src/ssh/access.js';
@@ -113,6 +115,7 @@ if (unavailable === undefined) {
 describe.skipIf(unavailable !== undefined)('the SSH runtime\'s apps on a host', () => {
   let fixture: SshRuntimeFixture;
   let apps: SshApps;
+  let options: SshRuntimeOptions;
   const marker = `cairn-ssh-app-${randomUUID()}`;
   const laterConnections: SshConnections[] = [];
 
@@ -131,7 +134,8 @@ describe.skipIf(unavailable !== undefined)('the SSH runtime\'s apps on a host', 
 
   beforeAll(async () => {
     fixture = await startSshRuntimeFixture();
-    apps = new SshApps(fixture.options);
+    options = fixture.options;
+    apps = new SshApps(options);
   });
 
   afterAll(async () => {
@@ -203,7 +207,8 @@ describe.skipIf(unavailable !== undefined)('the SSH runtime\'s apps on a host', 
 
     const connections = new SshConnections();
     const access: SshAccess = { connections, identity: () => fixture.access.identity(), pins: new MemoryHostKeyPins() };
-    apps = new SshApps({ ...fixture.options, hosts: new SshHosts(access) });
+    options = { ...fixture.options, hosts: new SshHosts(access) };
+    apps = new SshApps(options);
     const after = await apps.observe({ key, externalId: id });
     expect(after).toMatchObject({ status: 'running', releaseDigest: before?.releaseDigest, release: before?.release, servingRelease: before?.servingRelease, url });
     laterConnections.push(connections);
@@ -228,6 +233,31 @@ describe.skipIf(unavailable !== undefined)('the SSH runtime\'s apps on a host', 
     await apps.update(id, desired({ GREETING: 'v3' }));
     await settled(id, key, (a) => a?.status === 'running', 'the app to run again');
     expect(await fetchText(url)).toMatch(/^v3 /);
+  });
+
+  it('keeps serving when a build fails, and says why', async () => {
+    const before = await apps.observe({ key, externalId: id });
+    const broken = await apps.update(id, desired({ GREETING: 'v4' }, { build: 'echo compiling; echo broken >&2; exit 4' }));
+    const after = await settled(id, key, (a) => a?.release === broken.release && a.status !== 'deploying', 'the broken build to settle');
+    expect(after).toMatchObject({ status: 'running', servingRelease: before?.release });
+    expect(after.failure).toMatch(/the build exited with code 4: .*broken/);
+    expect(await fetchText(url)).toMatch(/^v3 /);
+    const logs = await apps.logs(id, { tail: 20 });
+    expect(logs).toContainEqual(expect.objectContaining({ stream: 'stdout', line: 'compiling' }));
+  });
+
+  it('finds the app on its host by key when cairn\'s data dir is lost: no second app', async () => {
+    const dataDir = mkdtempSync(join(tmpdir(), 'cairn-ssh-lost-'));
+    const fresh = new SshApps({ ...options, dataDir, index: RuntimeIndex.of(dataDir) });
+    try {
+      const again = await fresh.create(key, desired({ GREETING: 'v3' }));
+      expect(again.id).toBe(id);
+      expect(again.status).toBe('running');
+      expect(readdirSync(join(fixture.runtimeDir, 'records', 'apps'))).toEqual([`${id}.json`]);
+    } finally {
+      await fresh.close();
+      rmSync(dataDir, { recursive: true, force: true });
+    }
   });
 
   it('deletes the app: no process, no directory, no OS user, no record', async () => {
