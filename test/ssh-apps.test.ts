@@ -260,6 +260,21 @@ describe.skipIf(unavailable !== undefined)('the SSH runtime\'s apps on a host', 
     }
   });
 
+  it('reports a rollout cut short by cairn stopping with no digest, the old release serving; the next update rolls out', async () => {
+    const before = await apps.observe({ key, externalId: id });
+    const cut = await apps.update(id, desired({ GREETING: 'v5' }));
+    await apps.close();
+    apps = new SshApps(options);
+    const seen = await apps.observe({ key, externalId: id });
+    expect(seen).toMatchObject({ status: 'running', release: cut.release, releaseDigest: null, servingRelease: before?.servingRelease ?? before?.release });
+    expect(seen?.failure).toMatch(/cut short/);
+    expect(await fetchText(url)).toMatch(/^v3 /);
+    const again = await apps.update(id, desired({ GREETING: 'v5' }));
+    const done = await settled(id, key, (a) => a?.release === again.release && a.status === 'running' && a.servingRelease === null, 'the next rollout');
+    expect(done.releaseDigest).toBe(cut.releaseDigest);
+    expect(await fetchText(url)).toMatch(/^v5 /);
+  });
+
   it('deletes the app: no process, no directory, no OS user, no record', async () => {
     const appDir = join(fixture.runtimeDir, 'apps', id);
     expect(existsSync(appDir)).toBe(true);

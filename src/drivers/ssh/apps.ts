@@ -138,16 +138,18 @@ export class SshApps implements AppRuntime {
     const live = this.rollouts.get(record.id);
     let status: VendorAppStatus = record.status === 'creating' ? 'deploying' : record.status;
     let failure = record.failure;
+    let releaseDigest = record.releaseDigest;
     if (record.status === 'deploying' && live?.release !== record.rollingOut) {
-      // Cut short by a cairn that stopped: what serves keeps serving; an update rolls it out again.
+      // Cut short by a cairn that stopped: what serves keeps serving; no digest, so the reconciler rolls it out again.
       status = record.serving ? 'running' : 'failed';
-      failure = `release ${record.rollingOut ?? record.release} was cut short (cairn stopped during its rollout); update the app to roll it out again`;
+      failure = `release ${record.rollingOut ?? record.release} was cut short (cairn stopped during its rollout); it is rolled out again by the next update`;
+      releaseDigest = null;
     }
     const serving = record.serving?.release;
     return {
       id: record.id, name: record.name, clientToken: record.key, serverId: record.serverId, status,
       url: record.proxyPort === null || record.serverAddress === null ? null : `http://${record.serverAddress}:${record.proxyPort}`,
-      releaseDigest: record.releaseDigest, release: record.release, commit: record.serving?.commit ?? null,
+      releaseDigest, release: record.release, commit: record.serving?.commit ?? null,
       ...(failure !== null ? { failure } : {}),
       servingRelease: serving !== undefined && serving !== record.release ? serving : null,
     };
