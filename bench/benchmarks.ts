@@ -11,7 +11,8 @@ import { kubectlBenchmark } from './kubectl.bench.js';
 import { localBenchmark } from './local.bench.js';
 import { planBenchmark } from './plan.bench.js';
 import { sealBenchmark } from './seal.bench.js';
+import { sshAppsBenchmark } from './ssh-apps.js';
 import { vendorsBenchmark } from './vendors.bench.js';
 import type { Benchmark } from './support/benchmark.js';
 
-export const BENCHMARKS: ReadonlyArray<Benchmark<unknown>> = [cliBenchmark, planBenchmark, applyBenchmark, applyFleetBenchmark, apiBenchmark, gitopsBenchmark, kubectlBenchmark, localBenchmark, sealBenchmark, fairnessBenchmark, vendorsBenchmark];
+export const BENCHMARKS: ReadonlyArray<Benchmark<unknown>> = [cliBenchmark, planBenchmark, applyBenchmark, applyFleetBenchmark, apiBenchmark, gitopsBenchmark, kubectlBenchmark, localBenchmark, sshAppsBenchmark, sealBenchmark, fairnessBenchmark, vendorsBenchmark];
