@@ -80,8 +80,8 @@ function kindColumns(kind: Kind): TableColumn[] {
       return [{ header: 'VENDOR', value: (r) => (r.kind === 'Provider' ? r.spec.vendor : '') }];
     case 'Server':
       return [
-        { header: 'REGION', value: (r) => (r.kind === 'Server' ? r.spec.region : '') },
-        { header: 'SIZE', value: (r) => (r.kind === 'Server' ? r.spec.size : '') },
+        { header: 'REGION', value: (r) => (r.kind === 'Server' ? (r.spec.region ?? (r.spec.host !== undefined ? '(ssh)' : '')) : '') },
+        { header: 'SIZE', value: (r) => (r.kind === 'Server' ? (r.spec.size ?? '') : '') },
         { header: 'IPV4', value: endpoint },
       ];
     case 'Database':

@@ -53,7 +53,7 @@ export const REFERENCE_FIELDS: Record<Kind, readonly ReferenceField[]> = {
 /** Top-level spec fields whose change cannot be made in place: the resource is replaced. */
 export const REPLACEMENT_FIELDS: Record<Kind, readonly string[]> = {
   Provider: ['vendor'],
-  Server: ['provider', 'region', 'image', 'userData'],
+  Server: ['provider', 'region', 'image', 'userData', 'host', 'port', 'user'],
   Database: ['type', 'server', 'managed', 'provider', 'region'],
   App: ['server'],
 };

@@ -8,11 +8,13 @@ import { effectiveDeletionPolicy, selfHeals, type StoredResource } from '../mode
 import type { ReconcileContext, ReconcileResult } from './context.js';
 import { findDependency, requireReady } from './dependencies.js';
 import { doing } from './errors.js';
+import { sshServerId } from '../drivers/ssh/server-target.js';
 import { composeUserData } from '../drivers/kit/user-data.js';
 import { VendorRejectedError } from '../drivers/errors.js';
 import { observeManagedDrift, reconcileManaged, REASON_DRIFT, type ManagedAdapter, type Progress, type StepResult } from './managed.js';
 import { serverActionStep } from './server-actions.js';
 import type { StatusDraft } from './status-draft.js';
+import { DEFAULT_SSH_PORT, DEFAULT_SSH_USER, serverFieldIssues, SSH_VENDOR } from '../model/server-vendor-fields.js';
 
 export const DEFAULT_SERVER_IMAGE = 'debian-12';
 export const REASON_POWER = 'PowerChanged';
@@ -37,9 +39,18 @@ const serverAdapter: ManagedAdapter<'Server', ServerDesired, ServerObserved> = {
     return { client: driver.servers, vendor: `${provider.spec.vendor} (Provider/${provider.name})` };
   },
 
-  desired(_ctx, r) {
+  desired(ctx, r) {
+    const provider = findDependency(ctx, r, 'Provider', r.spec.provider);
+    // The schema cannot see the provider's vendor; what it takes is checked here (a stall naming the field).
+    const [issue] = serverFieldIssues(provider.spec.vendor, provider.name, r.spec);
+    if (issue) throw new VendorRejectedError(`spec.${issue.field}: ${issue.message}`, { field: issue.field });
+    const image = r.spec.image ?? DEFAULT_SERVER_IMAGE;
+    if (provider.spec.vendor === SSH_VENDOR) {
+      const ssh = { host: r.spec.host ?? '', port: r.spec.port ?? DEFAULT_SSH_PORT, user: r.spec.user ?? DEFAULT_SSH_USER };
+      return Promise.resolve({ name: r.name, region: '', size: '', image, ssh });
+    }
     const userData = composeServerUserData(r.spec.userData);
-    return Promise.resolve({ name: r.name, region: r.spec.region, size: r.spec.size, image: r.spec.image ?? DEFAULT_SERVER_IMAGE, ...(userData === null ? {} : { userData }) });
+    return Promise.resolve({ name: r.name, region: r.spec.region ?? '', size: r.spec.size ?? '', image, ...(userData === null ? {} : { userData }) });
   },
 
   drift(_ctx, _r, desired, observed) {
@@ -48,6 +59,7 @@ const serverAdapter: ManagedAdapter<'Server', ServerDesired, ServerObserved> = {
 
   importConflicts(_ctx, _r, desired, observed) {
     const conflicts: string[] = [];
+    if (desired.ssh && observed.id !== sshServerId(desired.ssh)) conflicts.push(`spec names host ${sshServerId(desired.ssh)} but the server imported is ${observed.id}`);
     if (observed.region !== desired.region) conflicts.push(`spec.region is ${JSON.stringify(desired.region)} but server ${observed.id} is in ${JSON.stringify(observed.region)}`);
     if (observed.image !== desired.image) conflicts.push(`spec.image is ${JSON.stringify(desired.image)} but server ${observed.id} runs ${JSON.stringify(observed.image)}`);
     return conflicts;
@@ -63,7 +75,7 @@ const serverAdapter: ManagedAdapter<'Server', ServerDesired, ServerObserved> = {
       case 'stopped':
         return { phase: observed.status, settled: true };
       case 'error':
-        return { phase: 'error', settled: true, failed: `the vendor reports server ${observed.id} in error` };
+        return { phase: 'error', settled: true, failed: `the vendor reports server ${observed.id} in error${observed.message ? `: ${observed.message}` : ''}` };
       default:
         return { phase: observed.status, settled: false };
     }

@@ -5,14 +5,18 @@
 import type { ServerSpec } from '../../model/generated/kinds.js';
 import { effectiveDeletionPolicy, type Manifest, type StoredResource } from '../../model/resource.js';
 import { ValidationError } from '../../model/errors.js';
+import { serverFieldIssues } from '../../model/server-vendor-fields.js';
 import { apiMetadata, baseRecord, keptMetadata, type BaseRecord } from './common.js';
 import type { ResourceLookup } from './lookup.js';
 import { applyBodyFields, specRecordFields } from './rest-fields.js';
 
 export interface ServerRecord extends BaseRecord {
   provider_id: string | null;
-  region: string;
-  size: string;
+  region: string | null;
+  size: string | null;
+  host: string | null;
+  port: number;
+  user: string;
   image: string;
   ipv4: string | null;
   ipv6: string | null;
@@ -25,8 +29,11 @@ export interface ServerRecord extends BaseRecord {
 export interface ServerCreateBody {
   name: string;
   provider_id: string;
-  region: string;
-  size: string;
+  region?: string;
+  size?: string;
+  host?: string;
+  port?: number;
+  user?: string;
   image?: string;
   ssh_key_ids?: string[];
   labels?: Record<string, string>;
@@ -55,7 +62,7 @@ export function serverRecord(r: StoredResource<'Server'>, lookup: ResourceLookup
   const endpoints = r.status.endpoints ?? {};
   return {
     ...baseRecord(r),
-    ...(specRecordFields('Server', r.spec) as Pick<ServerRecord, 'region' | 'size' | 'image' | 'state'>),
+    ...(specRecordFields('Server', r.spec) as Pick<ServerRecord, 'region' | 'size' | 'host' | 'port' | 'user' | 'image' | 'state'>),
     provider_id: lookup.idOf('Provider', r.spec.provider, r.namespace),
     ipv4: text(endpoints.ipv4),
     ipv6: text(endpoints.ipv6),
@@ -69,7 +76,7 @@ export function serverManifest(body: ServerCreateBody, providerName: string): Ma
     const message = 'SSH keys are not managed by this cairn yet; leave ssh_key_ids out (the image\'s default access applies)';
     throw new ValidationError(`ssh_key_ids: ${message}`, [{ pointer: '/ssh_key_ids', message }]);
   }
-  const spec: ServerSpec = { provider: providerName, region: body.region, size: body.size, image: DEFAULT_IMAGE };
+  const spec: ServerSpec = { provider: providerName, image: DEFAULT_IMAGE };
   applyBodyFields('Server', 'create', body, spec);
   return { apiVersion: 'cairn.dev/v1', kind: 'Server', metadata: apiMetadata(body.name, body.labels), spec };
 }
@@ -78,4 +85,13 @@ export function updatedServerManifest(current: StoredResource<'Server'>, body: S
   const spec: ServerSpec = { ...current.spec };
   applyBodyFields('Server', 'update', body, spec);
   return { apiVersion: 'cairn.dev/v1', kind: 'Server', metadata: keptMetadata(current, body.labels), spec };
+}
+
+/**
+ * Throws a 422 naming each field the provider's vendor does not take or needs (see
+ * server-vendor-fields.ts): `host` for an `ssh` provider, `region` and `size` for any other.
+ */
+export function checkServerFieldsForVendor(spec: ServerSpec, provider: StoredResource<'Provider'>): void {
+  const issues = serverFieldIssues(provider.spec.vendor, provider.name, spec).map((i) => ({ pointer: `/${i.field === 'userData' ? 'user_data' : i.field}`, message: i.message }));
+  if (issues.length > 0) throw new ValidationError(issues.map((i) => `${i.pointer.slice(1)}: ${i.message}`).join('; '), issues);
 }
