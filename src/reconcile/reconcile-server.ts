@@ -36,7 +36,7 @@ const serverAdapter: ManagedAdapter<'Server', ServerDesired, ServerObserved> = {
   async connect(ctx, r, spec, purpose) {
     const provider = purpose === 'converge' ? requireReady(ctx, r, 'Provider', spec.provider) : findDependency(ctx, r, 'Provider', spec.provider);
     const driver = await ctx.drivers.cloudFor(provider);
-    return { client: driver.servers, vendor: `${provider.spec.vendor} (Provider/${provider.name})` };
+    return { client: driver.servers, vendor: serverVendorLabel(provider) };
   },
 
   desired(ctx, r) {
@@ -124,6 +124,15 @@ const serverAdapter: ManagedAdapter<'Server', ServerDesired, ServerObserved> = {
     ctx.store.actions.failOpen(r.uid, `Server/${r.name} was deleted`);
   },
 };
+
+/**
+ * The vendor as server events name it (`created/deleting/deleted server X at <this>`); for the ssh
+ * vendor it says what deleting means there: the host is forgotten, never touched.
+ */
+export function serverVendorLabel(provider: Pick<StoredResource<'Provider'>, 'name' | 'spec'>): string {
+  if (provider.spec.vendor === SSH_VENDOR) return `ssh (Provider/${provider.name}: an existing host, which deleting only forgets; the host itself is yours)`;
+  return `${provider.spec.vendor} (Provider/${provider.name})`;
+}
 
 /** A settled server whose power is not what its converged spec wants, as `power: before → after`. */
 function powerDrift(r: StoredResource<'Server'>, observed: ServerObserved): string[] {
