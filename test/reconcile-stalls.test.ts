@@ -48,3 +48,25 @@ describe('a managed database at a vendor that runs none', () => {
     expect(h.get('Database', 'orders').status.externalId ?? null).toBeNull();
   });
 });
+
+describe('a server naming fields its provider\'s vendor does not take', () => {
+  it('stalls before anything is created, naming the field: a sandbox server without region, or with a host', async () => {
+    const h = harness();
+    process.env.CAIRN_TEST_STALL_TOKEN = TOKEN;
+    const server = (name: string, spec: Record<string, unknown>): AnyManifest => ({ apiVersion: 'cairn.dev/v1', kind: 'Server', metadata: { name, namespace: 'default' }, spec: { provider: 'cloud', ...spec } });
+    h.apply(
+      providerManifest(h.cloud.url, { credentialsRef: { env: 'CAIRN_TEST_STALL_TOKEN' } }),
+      server('no-region', { size: 'small' }),
+      server('with-host', { region: 'eu-1', size: 'small', host: '203.0.113.10' }),
+    );
+    h.controller.start();
+    const stalledOn = async (name: string): Promise<string> => {
+      await h.until(`${name} stalled`, () => /spec\./.test(condition(h.get('Server', name), 'Ready')?.message ?? ''), 5_000);
+      return condition(h.get('Server', name), 'Ready')?.message ?? '';
+    };
+    expect(await stalledOn('no-region')).toContain('spec.region: required: Provider/cloud is of vendor sandbox');
+    expect(await stalledOn('with-host')).toContain('spec.host: only a server of a Provider of vendor ssh (an existing host) takes host');
+    expect(h.get('Server', 'no-region').status.externalId ?? null).toBeNull();
+    expect(h.get('Server', 'with-host').status.externalId ?? null).toBeNull();
+  });
+});

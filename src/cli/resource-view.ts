@@ -82,8 +82,8 @@ function kindColumns(kind: Kind): TableColumn[] {
       return [{ header: 'FINGERPRINT', value: (r) => (r.kind === 'SSHKey' && typeof r.status.details?.fingerprint === 'string' ? r.status.details.fingerprint : '<none>') }];
     case 'Server':
       return [
-        { header: 'REGION', value: (r) => (r.kind === 'Server' ? r.spec.region : '') },
-        { header: 'SIZE', value: (r) => (r.kind === 'Server' ? r.spec.size : '') },
+        { header: 'REGION', value: (r) => (r.kind === 'Server' ? (r.spec.region ?? (r.spec.host !== undefined ? '(ssh)' : '')) : '') },
+        { header: 'SIZE', value: (r) => (r.kind === 'Server' ? (r.spec.size ?? '') : '') },
         { header: 'IPV4', value: endpoint },
       ];
     case 'Database':

@@ -69,9 +69,15 @@ export type VendorServerStatus =
 
 export interface ServerDesired {
   name: string;
+  /** The vendor's region and size slugs; empty for a server of the `ssh` vendor, which has neither. */
   region: string;
   size: string;
   image: string;
+  /**
+   * The existing host a server of the `ssh` vendor adopts (spec.host, spec.port, spec.user);
+   * set by the server reconciler for that vendor only.
+   */
+  ssh?: { host: string; port: number; user: string };
   /**
    * First-boot cloud-init user data, the server's SSH public keys already merged in
    * (src/drivers/kit/user-data.ts); sent at create only, in the vendor's field for it. Absent
@@ -90,6 +96,8 @@ export interface ServerObserved {
   status: VendorServerStatus;
   ipv4: string | null;
   ipv6: string | null;
+  /** Why the vendor reports it in error (an `ssh` host cairn cannot reach, and why), when it says. */
+  message?: string | null;
 }
 
 export type PowerAction = 'power_on' | 'power_off' | 'reboot';

@@ -6,16 +6,19 @@ import { UnsupportedError } from './errors.js';
 import { localVendor } from './local/index.js';
 import { getVendor, vendors } from './registry.js';
 import { sandboxVendor } from './sandbox/index.js';
+import { sshVendor } from './ssh/index.js';
 
 describe('vendor registry', () => {
-  it('serves the sandbox and local vendors by their ids', () => {
+  it('serves the sandbox, local and ssh vendors by their ids', () => {
     expect(getVendor('sandbox')).toBe(sandboxVendor);
     expect(getVendor('local')).toBe(localVendor);
-    expect([...vendors.keys()].sort()).toEqual(['contabo', 'digitalocean', 'exoscale', 'hetzner', 'ionos', 'leaseweb', 'linode', 'local', 'sandbox', 'scaleway', 'vultr']);
+    expect(getVendor('ssh')).toBe(sshVendor);
+    expect(sshVendor.credentialFields).toEqual([]);
+    expect([...vendors.keys()].sort()).toEqual(['contabo', 'digitalocean', 'exoscale', 'hetzner', 'ionos', 'leaseweb', 'linode', 'local', 'sandbox', 'scaleway', 'ssh', 'vultr']);
   });
 
   it('refuses an unknown vendor and lists the supported ones', () => {
     expect(() => getVendor('aws')).toThrow(UnsupportedError);
-    expect(() => getVendor('aws')).toThrow('unknown vendor "aws": supported vendors are contabo, digitalocean, exoscale, hetzner, ionos, leaseweb, linode, local, sandbox, scaleway, vultr');
+    expect(() => getVendor('aws')).toThrow('unknown vendor "aws": supported vendors are contabo, digitalocean, exoscale, hetzner, ionos, leaseweb, linode, local, sandbox, scaleway, ssh, vultr');
   });
 });

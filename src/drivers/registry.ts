@@ -12,6 +12,7 @@ import { linodeVendor } from './linode/index.js';
 import { localVendor } from './local/index.js';
 import { sandboxVendor } from './sandbox/index.js';
 import { scalewayVendor } from './scaleway/index.js';
+import { sshVendor } from './ssh/index.js';
 import { vultrVendor } from './vultr/index.js';
 import { contaboVendor } from './contabo/index.js';
 
@@ -27,6 +28,7 @@ export const vendors: Map<string, Vendor> = new Map<string, Vendor>([
   [leasewebVendor.id, leasewebVendor],
   [linodeVendor.id, linodeVendor],
   [ionosVendor.id, ionosVendor],
+  [sshVendor.id, sshVendor],
 ]);
 
 /** The vendor with this id; throws an UnsupportedError listing the supported ones otherwise. */

@@ -61,7 +61,7 @@ export const REPLACEMENT_FIELDS: Record<Kind, readonly string[]> = {
   // A generated key is a new pair; an imported one is another key.
   SSHKey: ['publicKey', 'algorithm', 'bits'],
   // Vendors read userData and the keys to install (sshKeys) at the first boot only.
-  Server: ['provider', 'region', 'image', 'userData', 'sshKeys'],
+  Server: ['provider', 'region', 'image', 'userData', 'sshKeys', 'host', 'port', 'user'],
   Database: ['type', 'server', 'managed', 'provider', 'region'],
   App: ['server'],
 };

@@ -12,11 +12,13 @@ import { findDependency, requireReady } from './dependencies.js';
 import { doing } from './errors.js';
 import { recordedKeyFacts } from './reconcile-ssh-key.js';
 import { RuntimeKeys } from '../ssh-keys/runtime-key.js';
+import { sshServerId } from '../drivers/ssh/server-target.js';
 import { composeUserData } from '../drivers/kit/user-data.js';
 import { VendorRejectedError } from '../drivers/errors.js';
 import { observeManagedDrift, reconcileManaged, REASON_DRIFT, type ManagedAdapter, type Progress, type StepResult } from './managed.js';
 import { serverActionStep } from './server-actions.js';
 import type { StatusDraft } from './status-draft.js';
+import { DEFAULT_SSH_PORT, DEFAULT_SSH_USER, serverFieldIssues, SSH_VENDOR } from '../model/server-vendor-fields.js';
 
 export const DEFAULT_SERVER_IMAGE = 'debian-12';
 export const REASON_POWER = 'PowerChanged';
@@ -38,13 +40,22 @@ const serverAdapter: ManagedAdapter<'Server', ServerDesired, ServerObserved> = {
   async connect(ctx, r, spec, purpose) {
     const provider = purpose === 'converge' ? requireReady(ctx, r, 'Provider', spec.provider) : findDependency(ctx, r, 'Provider', spec.provider);
     const driver = await ctx.drivers.cloudFor(provider);
-    return { client: driver.servers, vendor: `${provider.spec.vendor} (Provider/${provider.name})` };
+    return { client: driver.servers, vendor: serverVendorLabel(provider) };
   },
 
   desired(ctx, r) {
+    const provider = findDependency(ctx, r, 'Provider', r.spec.provider);
+    // The schema cannot see the provider's vendor; what it takes is checked here (a stall naming the field).
+    const [issue] = serverFieldIssues(provider.spec.vendor, provider.name, r.spec);
+    if (issue) throw new VendorRejectedError(`spec.${issue.field}: ${issue.message}`, { field: issue.field });
+    const image = r.spec.image ?? DEFAULT_SERVER_IMAGE;
+    if (provider.spec.vendor === SSH_VENDOR) {
+      const ssh = { host: r.spec.host ?? '', port: r.spec.port ?? DEFAULT_SSH_PORT, user: r.spec.user ?? DEFAULT_SSH_USER };
+      return Promise.resolve({ name: r.name, region: '', size: '', image, ssh });
+    }
     // Keys are read at the first boot only: looked up while the server is still to be created.
     const userData = composeServerUserData(r.spec.userData, r.status.externalId ? [] : serverPublicKeys(ctx, r));
-    return Promise.resolve({ name: r.name, region: r.spec.region, size: r.spec.size, image: r.spec.image ?? DEFAULT_SERVER_IMAGE, ...(userData === null ? {} : { userData }) });
+    return Promise.resolve({ name: r.name, region: r.spec.region ?? '', size: r.spec.size ?? '', image, ...(userData === null ? {} : { userData }) });
   },
 
   drift(_ctx, _r, desired, observed) {
@@ -53,6 +64,7 @@ const serverAdapter: ManagedAdapter<'Server', ServerDesired, ServerObserved> = {
 
   importConflicts(_ctx, _r, desired, observed) {
     const conflicts: string[] = [];
+    if (desired.ssh && observed.id !== sshServerId(desired.ssh)) conflicts.push(`spec names host ${sshServerId(desired.ssh)} but the server imported is ${observed.id}`);
     if (observed.region !== desired.region) conflicts.push(`spec.region is ${JSON.stringify(desired.region)} but server ${observed.id} is in ${JSON.stringify(observed.region)}`);
     if (observed.image !== desired.image) conflicts.push(`spec.image is ${JSON.stringify(desired.image)} but server ${observed.id} runs ${JSON.stringify(observed.image)}`);
     return conflicts;
@@ -68,7 +80,7 @@ const serverAdapter: ManagedAdapter<'Server', ServerDesired, ServerObserved> = {
       case 'stopped':
         return { phase: observed.status, settled: true };
       case 'error':
-        return { phase: 'error', settled: true, failed: `the vendor reports server ${observed.id} in error` };
+        return { phase: 'error', settled: true, failed: `the vendor reports server ${observed.id} in error${observed.message ? `: ${observed.message}` : ''}` };
       default:
         return { phase: observed.status, settled: false };
     }
@@ -131,6 +143,15 @@ function serverPublicKeys(ctx: ReconcileContext, r: StoredResource<'Server'>): s
     return facts.publicKey;
   });
   return [...keys, ...new RuntimeKeys(ctx.store).authorizedPublicKeys(r.tenant)];
+}
+
+/**
+ * The vendor as server events name it (`created/deleting/deleted server X at <this>`); for the ssh
+ * vendor it says what deleting means there: the host is forgotten, never touched.
+ */
+export function serverVendorLabel(provider: Pick<StoredResource<'Provider'>, 'name' | 'spec'>): string {
+  if (provider.spec.vendor === SSH_VENDOR) return `ssh (Provider/${provider.name}: an existing host, which deleting only forgets; the host itself is yours)`;
+  return `${provider.spec.vendor} (Provider/${provider.name})`;
 }
 
 /** A settled server whose power is not what its converged spec wants, as `power: before → after`. */

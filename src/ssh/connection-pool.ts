@@ -5,10 +5,17 @@
  * unused for `idleMs` is closed; `close()` closes them all. Host keys are checked against the
  * caller's pins (trust on first use) before anything is sent, on every connect and every
  * `session()` call. Connect errors are mapped to messages a user can act on.
+ *
+ * Every connect first passes the outbound guard (src/net/guarded-fetch.ts, the same one HTTP to
+ * a tenant's URL passes): the host name is resolved here, a closed address (loopback, private,
+ * link-local, metadata...) is refused unless CAIRN_ALLOW_PRIVATE_ENDPOINTS opens it, and ssh2
+ * connects to the address checked, so a name cannot resolve one way for the check and another
+ * for the connection. Host keys stay pinned by the name the caller gave.
  */
 import ssh2, { type Client, type ClientErrorExtensions, type ParsedKey } from 'ssh2';
 import { fingerprintOfKeyBlob, hostIdOf, verifyHostKey, HostKeyChangedError, type HostKeyPins } from './host-keys.js';
 import { SshSession, type ConnectionLender } from './session.js';
+import { checkedAddresses } from '../net/guarded-fetch.js';
 
 export interface SshTarget {
   host: string;
@@ -33,6 +40,17 @@ export interface SshConnectionsOptions {
   idleMs?: number;
   /** SSH keepalive interval (default 15 s; 3 unanswered drop the connection). */
   keepaliveIntervalMs?: number;
+  /**
+   * Before each connect: the address to connect to for a host (name or IP), or a rejection that
+   * refuses the connection. Default: the outbound guard (`checkedAddresses`), its first address.
+   */
+  resolveTarget?: (host: string) => Promise<string>;
+}
+
+/** The outbound guard, as the pool's default `resolveTarget`: the first address `host` may be reached at. */
+export async function guardedAddressOf(host: string): Promise<string> {
+  const [address] = await checkedAddresses(host);
+  return address!;
 }
 
 /** Connecting failed: the message says why (refused, timed out, auth failed, ...). */
@@ -79,6 +97,7 @@ export class SshConnections {
   private readonly retryDelayMs: number;
   private readonly idleMs: number;
   private readonly keepaliveIntervalMs: number;
+  private readonly resolveTarget: (host: string) => Promise<string>;
   private readonly sweeper: NodeJS.Timeout;
   private closed = false;
   /** How many TCP connections this pool has opened (successful handshakes), for tests and metrics. */
@@ -90,6 +109,7 @@ export class SshConnections {
     this.retryDelayMs = options.retryDelayMs ?? 250;
     this.idleMs = options.idleMs ?? 60_000;
     this.keepaliveIntervalMs = options.keepaliveIntervalMs ?? 15_000;
+    this.resolveTarget = options.resolveTarget ?? guardedAddressOf;
     this.sweeper = setInterval(() => this.closeIdle(), Math.max(50, Math.min(this.idleMs / 2, 10_000)));
     this.sweeper.unref();
   }
@@ -194,9 +214,23 @@ export class SshConnections {
     }
   }
 
-  private connectOnce(connection: PooledConnection, target: SshTarget, identity: SshIdentity, pins: HostKeyPins): Promise<Client> {
+  /** The address the guard lets `target` be reached at; a refusal or a name that does not resolve is an SshConnectError naming why. */
+  private async addressOf(target: SshTarget, label: string): Promise<string> {
+    try {
+      return await this.resolveTarget(target.host);
+    } catch (error) {
+      const code = (error as { code?: string }).code ?? '';
+      if (code === 'ENOTFOUND' || code === 'EAI_AGAIN' || code === 'ENODATA') {
+        throw new SshConnectError(`ssh to ${label}: the host name does not resolve`, code === 'EAI_AGAIN', { cause: error });
+      }
+      throw new SshConnectError(`ssh to ${label}: ${(error as Error).message}`, false, { cause: error });
+    }
+  }
+
+  private async connectOnce(connection: PooledConnection, target: SshTarget, identity: SshIdentity, pins: HostKeyPins): Promise<Client> {
     const hostId = hostIdOf(target.host, target.port);
     const label = `${target.user}@${hostId}`;
+    const address = await this.addressOf(target, label);
     return new Promise((resolve, reject) => {
       const client = new ssh2.Client();
       let presented: string | undefined;
@@ -232,7 +266,7 @@ export class SshConnections {
       });
       try {
         client.connect({
-          host: target.host,
+          host: address,
           port: target.port,
           username: target.user,
           privateKey: identity.privateKey,

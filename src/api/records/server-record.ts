@@ -4,14 +4,19 @@
  */
 import type { ServerSpec } from '../../model/generated/kinds.js';
 import { effectiveDeletionPolicy, type Manifest, type StoredResource } from '../../model/resource.js';
+import { ValidationError } from '../../model/errors.js';
+import { serverFieldIssues } from '../../model/server-vendor-fields.js';
 import { apiMetadata, baseRecord, keptMetadata, type BaseRecord } from './common.js';
 import type { ResourceLookup } from './lookup.js';
 import { applyBodyFields, specRecordFields } from './rest-fields.js';
 
 export interface ServerRecord extends BaseRecord {
   provider_id: string | null;
-  region: string;
-  size: string;
+  region: string | null;
+  size: string | null;
+  host: string | null;
+  port: number;
+  user: string;
   image: string;
   ipv4: string | null;
   ipv6: string | null;
@@ -26,8 +31,11 @@ export interface ServerRecord extends BaseRecord {
 export interface ServerCreateBody {
   name: string;
   provider_id: string;
-  region: string;
-  size: string;
+  region?: string;
+  size?: string;
+  host?: string;
+  port?: number;
+  user?: string;
   image?: string;
   ssh_key_ids?: string[];
   labels?: Record<string, string>;
@@ -56,7 +64,7 @@ export function serverRecord(r: StoredResource<'Server'>, lookup: ResourceLookup
   const endpoints = r.status.endpoints ?? {};
   return {
     ...baseRecord(r),
-    ...(specRecordFields('Server', r.spec) as Pick<ServerRecord, 'region' | 'size' | 'image' | 'state'>),
+    ...(specRecordFields('Server', r.spec) as Pick<ServerRecord, 'region' | 'size' | 'host' | 'port' | 'user' | 'image' | 'state'>),
     provider_id: lookup.idOf('Provider', r.spec.provider, r.namespace),
     ipv4: text(endpoints.ipv4),
     ipv6: text(endpoints.ipv6),
@@ -68,7 +76,7 @@ export function serverRecord(r: StoredResource<'Server'>, lookup: ResourceLookup
 
 /** `sshKeyNames`: the names of the SSHKeys `ssh_key_ids` names, in order. */
 export function serverManifest(body: ServerCreateBody, providerName: string, sshKeyNames: string[] = []): Manifest<'Server'> {
-  const spec: ServerSpec = { provider: providerName, region: body.region, size: body.size, image: DEFAULT_IMAGE };
+  const spec: ServerSpec = { provider: providerName, image: DEFAULT_IMAGE };
   applyBodyFields('Server', 'create', body, spec);
   if (sshKeyNames.length > 0) spec.sshKeys = sshKeyNames;
   return { apiVersion: 'cairn.dev/v1', kind: 'Server', metadata: apiMetadata(body.name, body.labels), spec };
@@ -78,4 +86,13 @@ export function updatedServerManifest(current: StoredResource<'Server'>, body: S
   const spec: ServerSpec = { ...current.spec };
   applyBodyFields('Server', 'update', body, spec);
   return { apiVersion: 'cairn.dev/v1', kind: 'Server', metadata: keptMetadata(current, body.labels), spec };
+}
+
+/**
+ * Throws a 422 naming each field the provider's vendor does not take or needs (see
+ * server-vendor-fields.ts): `host` for an `ssh` provider, `region` and `size` for any other.
+ */
+export function checkServerFieldsForVendor(spec: ServerSpec, provider: StoredResource<'Provider'>): void {
+  const issues = serverFieldIssues(provider.spec.vendor, provider.name, spec).map((i) => ({ pointer: `/${i.field === 'userData' ? 'user_data' : i.field === 'sshKeys' ? 'ssh_key_ids' : i.field}`, message: i.message }));
+  if (issues.length > 0) throw new ValidationError(issues.map((i) => `${i.pointer.slice(1)}: ${i.message}`).join('; '), issues);
 }

@@ -13,7 +13,8 @@ import type { ProviderCatalogs } from '../provider-catalog.js';
 import { replacingChanges } from '../records/common.js';
 import { ResourceLookup } from '../records/lookup.js';
 import { checkManifest } from '../records/manifest-check.js';
-import { serverManifest, serverRecord, updatedServerManifest, type ServerCreateBody, type ServerRecord, type ServerUpdateBody } from '../records/server-record.js';
+import { checkServerFieldsForVendor, serverManifest, serverRecord, updatedServerManifest, type ServerCreateBody, type ServerRecord, type ServerUpdateBody } from '../records/server-record.js';
+import { SSH_VENDOR } from '../../model/server-vendor-fields.js';
 import { validateBody } from '../request-validation.js';
 import { pathId, sendRecord, setLocation } from '../respond.js';
 import { expectedVersion } from '../versioning.js';
@@ -46,7 +47,9 @@ export function serverRoutes(deps: ApiDeps, catalogs: ProviderCatalogs): Router 
     const provider = lookup.referenced('Provider', body.provider_id, '/provider_id');
     const sshKeyNames = (body.ssh_key_ids ?? []).map((id, index) => lookup.referenced('SSHKey', id, `/ssh_key_ids/${index}`).name);
     const manifest = checkManifest(serverManifest(body, provider.name, sshKeyNames));
-    await catalogs.check(provider, body.region, body.size);
+    checkServerFieldsForVendor(manifest.spec, provider);
+    // A server of the ssh vendor is an existing host: it has no region or size to check.
+    if (provider.spec.vendor !== SSH_VENDOR) await catalogs.check(provider, body.region, body.size);
     const created = store.resources.create(principal.tenant, 'api', manifest) as StoredResource<'Server'>;
     deps.afterWrite();
     setLocation(req, res, 'servers', created.uid);
@@ -65,11 +68,11 @@ export function serverRoutes(deps: ApiDeps, catalogs: ProviderCatalogs): Router 
     const body = validateBody<ServerUpdateBody>('put', '/servers/{id}', req.body);
     const lookup = lookupFor(principal.tenant);
     const current = lookup.byId('Server', pathId(req));
-    if (body.size !== undefined && body.size !== current.spec.size) {
-      const provider = lookup.idOf('Provider', current.spec.provider, current.namespace);
-      if (provider) await catalogs.check(lookup.byId('Provider', provider), undefined, body.size);
-    }
+    const providerId = lookup.idOf('Provider', current.spec.provider, current.namespace);
+    const provider = providerId ? lookup.byId('Provider', providerId) : undefined;
     const manifest = checkManifest(updatedServerManifest(current, body));
+    if (provider) checkServerFieldsForVendor(manifest.spec, provider);
+    if (provider && body.size !== undefined && body.size !== current.spec.size) await catalogs.check(provider, undefined, body.size);
     const replacing = replacingChanges('Server', current.spec, manifest.spec);
     const updated = store.resources.modify(current.uid, 'api', () => manifest, expectedVersion(req, current)) as StoredResource<'Server'>;
     deps.afterWrite();

@@ -11,7 +11,8 @@ import { join } from 'node:path';
 import type { ExternalRef } from '../contract.js';
 import type { SshTarget } from '../../ssh/connection-pool.js';
 
-export type PlacedKind = 'database' | 'app';
+/** `server`: a bring-your-own host the `ssh` vendor adopted (its id and target are the host's). */
+export type PlacedKind = 'database' | 'app' | 'server';
 
 export interface PlacedEntry {
   kind: PlacedKind;

@@ -49,7 +49,7 @@ export interface ObjectMeta {
 
 export interface ProviderSpec {
   /**
-   * Which vendor: 'sandbox' (cairn's simulated cloud), 'local' (this host), or a cloud vendor's id.
+   * Which vendor: 'sandbox' (cairn's simulated cloud), 'local' (this host), 'ssh' (existing hosts you own, reached over SSH: its Servers name them with host, port and user), or a cloud vendor's id.
    */
   vendor: string;
   /**
@@ -128,13 +128,25 @@ export interface ServerSpec {
    */
   provider: string;
   /**
-   * The vendor's region slug, e.g. eu-1 on the sandbox. Changing it replaces the server.
+   * The vendor's region slug, e.g. eu-1 on the sandbox. Required for every vendor but `ssh` (whose servers are existing hosts: leave it out there). Changing it replaces the server.
    */
-  region: string;
+  region?: string;
   /**
-   * The vendor's size slug, e.g. small, medium, large on the sandbox. Changed in place (a resize).
+   * The vendor's size slug, e.g. small, medium, large on the sandbox. Required for every vendor but `ssh` (leave it out there). Changed in place (a resize).
    */
-  size: string;
+  size?: string;
+  /**
+   * For a Provider of vendor `ssh` only, and required there: the existing host to adopt, a host name or IP address reached over SSH with cairn's runtime key (GET /ssh-keys/runtime, in the user's authorized_keys). Changing it replaces the server (a different host is a different server).
+   */
+  host?: string;
+  /**
+   * For a Provider of vendor `ssh` only: the host's SSH port. Changing it replaces the server.
+   */
+  port?: number;
+  /**
+   * For a Provider of vendor `ssh` only: the POSIX user cairn logs in as (root, or a user that may run what cairn installs). Changing it replaces the server.
+   */
+  user?: string;
   /**
    * Operating system image. Changing it replaces the server.
    */

@@ -72,6 +72,29 @@ export const REST_FIELDS: Readonly<Record<Kind, readonly RestField[]>> = {
       "component": "ServerSize"
     },
     {
+      "rest": "host",
+      "spec": "host",
+      "create": true,
+      "update": false,
+      "component": "ServerSshHost"
+    },
+    {
+      "rest": "port",
+      "spec": "port",
+      "create": true,
+      "update": false,
+      "component": "ServerSshPort",
+      "whenAbsent": 22
+    },
+    {
+      "rest": "user",
+      "spec": "user",
+      "create": true,
+      "update": false,
+      "component": "ServerSshUser",
+      "whenAbsent": "root"
+    },
+    {
       "rest": "image",
       "spec": "image",
       "create": true,
