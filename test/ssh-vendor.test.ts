@@ -77,10 +77,13 @@ describe.skipIf(unavailable !== undefined)('the ssh vendor: bring-your-own hosts
     expect(test.message).toContain('GET /ssh-keys/runtime');
   });
 
-  it('needs the SSH access the driver pool gives, takes no endpoint, and has no runtime until the lead composes it', async () => {
+  it('needs the SSH access the driver pool gives, takes no endpoint, and runs databases and apps over SSH', async () => {
     await expect(sshVendor.createCloudDriver({ ...config, ssh: undefined })).rejects.toThrow(UnsupportedError);
     await expect(sshVendor.createCloudDriver({ ...config, spec: { vendor: 'ssh', endpoint: 'https://example.com' } })).rejects.toThrow(/takes no spec.endpoint/);
-    await expect(sshVendor.createRuntimeDriver(config)).rejects.toThrow(UnsupportedError);
+    await expect(sshVendor.createRuntimeDriver({ ...config, ssh: undefined })).rejects.toThrow(UnsupportedError);
+    const runtime = await sshVendor.createRuntimeDriver(config);
+    expect(runtime.vendor).toBe('ssh');
+    await runtime.close();
   });
 
   it('observes an unknown key, and an id that is not an ssh host, as null', async () => {

@@ -19,6 +19,7 @@ import { StallError } from './errors.js';
 import type { HostKeyPins } from '../ssh/host-keys.js';
 import { SshConnections } from '../ssh/connection-pool.js';
 import { RuntimeKeys, type RuntimeKeyStorage } from '../ssh-keys/runtime-key.js';
+import { withSshMetrics } from '../drivers/ssh/ssh-metrics.js';
 
 /** The process's SSH connections for one pool. */
 function sshConnections(): SshConnections {
@@ -75,7 +76,8 @@ export class DriverPool {
 
   async cloudFor(provider: StoredResource<'Provider'>): Promise<CloudDriver> {
     const entry = this.entryFor(provider);
-    entry.cloud ??= this.build(provider, entry, entry.vendor.createCloudDriver(entry.config).then((d) => this.wrap(d)));
+    // A vendor that reports no metrics has them read from the server over SSH.
+    entry.cloud ??= this.build(provider, entry, entry.vendor.createCloudDriver(entry.config).then((d) => this.wrap(withSshMetrics(d, entry.config.ssh))));
     return entry.cloud;
   }
 

@@ -8,13 +8,14 @@
  */
 import { createHash } from 'node:crypto';
 import type { CloudDriver, DriverConfig, RuntimeDriver, Vendor } from '../contract.js';
-import { UnsupportedError, VendorAuthError } from '../errors.js';
+import { VendorAuthError } from '../errors.js';
 import { checkedEndpoint } from '../kit/endpoint.js';
 import { sharedBudget } from '../kit/rate-budget.js';
 import { CONTABO_AUTH, ContaboAccessToken, TOKEN_PATH, type ContaboCredentials } from './access-token.js';
 import { ContaboHttpClient } from './client.js';
 import { ContaboCloudDriver } from './cloud-driver.js';
 import { readError } from './wire-format.js';
+import { sshRuntimeDriver } from '../ssh/runtime-driver.js';
 
 export const CONTABO_API = 'https://api.contabo.com';
 
@@ -49,14 +50,16 @@ export function contaboClient(config: DriverConfig): { client: ContaboHttpClient
 
 export const contaboVendor: Vendor = {
   id: 'contabo',
-  description: 'Contabo: Cloud VPS instances in the EU, US (central, east, west), UK, Singapore, Japan, Australia and India. A delete cancels the instance at the end of its term; sizes cannot change in place. Managed databases are not built yet; apps on its instances need SSH.',
+  description: 'Contabo: Cloud VPS instances in the EU, US (central, east, west), UK, Singapore, Japan, Australia and India. A delete cancels the instance at the end of its term; sizes cannot change in place. Managed databases are not built yet; databases and apps on its instances run over SSH.',
   credentialFields: FIELDS.map((f) => ({ name: f.name, description: f.description, required: true })),
   // eslint-disable-next-line @typescript-eslint/require-await -- a refusal (missing credentials, bad endpoint) is a rejected promise, as for every vendor
   async createCloudDriver(config: DriverConfig): Promise<CloudDriver> {
     const { client, baseUrl } = contaboClient(config);
     return new ContaboCloudDriver(client, baseUrl);
   },
-  createRuntimeDriver(config: DriverConfig): Promise<RuntimeDriver> {
-    return Promise.reject(new UnsupportedError(`Provider/${config.providerName}: managed databases on Contabo are not built yet, and apps on an instance need cairn to reach it over SSH, which is not built yet`));
+  // Databases and apps on its servers run over SSH.
+  // eslint-disable-next-line @typescript-eslint/require-await -- a refusal (no SSH access) is a rejected promise
+  async createRuntimeDriver(config: DriverConfig): Promise<RuntimeDriver> {
+    return sshRuntimeDriver('contabo', config);
   },
 };

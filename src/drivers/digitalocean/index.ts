@@ -25,10 +25,8 @@ function readError(body: unknown): VendorErrorText | undefined {
 
 export const digitalOceanVendor: Vendor = bearerCloudVendor({
   id: 'digitalocean', tokenName: 'a DigitalOcean personal access token', defaultBaseUrl: DIGITALOCEAN_API, readError, budget: { perHour: 5000, burst: 5000, perMinute: 250 },
-  description: 'DigitalOcean: droplets in New York, San Francisco, Toronto, Atlanta, Amsterdam, London, Frankfurt, Bangalore, Singapore and Sydney. Managed PostgreSQL and MongoDB (Databases with managed: true); apps on its droplets need SSH.',
+  description: 'DigitalOcean: droplets in New York, San Francisco, Toronto, Atlanta, Amsterdam, London, Frankfurt, Bangalore, Singapore and Sydney. Managed PostgreSQL and MongoDB (Databases with managed: true); databases and apps on its droplets run over SSH.',
   tokenDescription: 'Personal access token (control panel → API → Tokens) with read and write scopes for droplets, databases (with database:view_credentials), tags, regions and sizes.',
   cloudDriver: (client, baseUrl) => new DigitalOceanCloudDriver(client, baseUrl),
-  noRuntimeBecause:
-    'databases and apps on a droplet need cairn to reach it over SSH, which is not built yet; for a database, DigitalOcean\'s managed PostgreSQL and MongoDB are built (spec.managed: true, provider, region, size)',
   managedDatabases: { engines: ['postgresql', 'mongodb'], driver: (client) => new DigitalOceanManagedDatabaseDriver(client) },
 });

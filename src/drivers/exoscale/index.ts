@@ -8,13 +8,14 @@
  */
 import { createHash } from 'node:crypto';
 import type { CloudDriver, DriverConfig, ManagedDatabaseDriver, RuntimeDriver, Vendor } from '../contract.js';
-import { UnsupportedError, VendorAuthError } from '../errors.js';
+import { VendorAuthError } from '../errors.js';
 import { checkedEndpoint } from '../kit/endpoint.js';
 import { sharedBudget } from '../kit/rate-budget.js';
 import { VendorHttpClient, type VendorErrorText } from '../kit/vendor-http.js';
 import { ExoscaleCloudDriver } from './cloud-driver.js';
 import { ExoscaleManagedDatabaseDriver } from './managed-databases.js';
 import { exoscaleAuthorization, SIGNATURE_LIFETIME_S } from './signature.js';
+import { sshRuntimeDriver } from '../ssh/runtime-driver.js';
 
 /** The API of a zone, as Exoscale's document names its servers. */
 export function zoneApi(zone: string): string {
@@ -66,7 +67,7 @@ export function exoscaleApis(config: DriverConfig): ConstructorParameters<typeof
 export const exoscaleVendor: Vendor = {
   id: 'exoscale',
   description:
-    'Exoscale: Compute instances in its European zones (Geneva, Zurich, Frankfurt, Munich, Vienna, Sofia, Zagreb). Prices are not in its API (sizes show 0). Managed PostgreSQL through its DBaaS (backups on its own schedule only); apps on its instances need SSH.',
+    'Exoscale: Compute instances in its European zones (Geneva, Zurich, Frankfurt, Munich, Vienna, Sofia, Zagreb). Prices are not in its API (sizes show 0). Managed PostgreSQL through its DBaaS (backups on its own schedule only); databases and apps on its instances run over SSH.',
   credentialFields: [
     { name: 'api_key', description: 'API key (EXO…), from IAM → Keys in the Exoscale portal, with a role allowing Compute.', required: true },
     { name: 'api_secret', description: "The API key's secret, shown once when the key is made.", required: true },
@@ -80,9 +81,9 @@ export const exoscaleVendor: Vendor = {
   async createManagedDatabases(config: DriverConfig): Promise<ManagedDatabaseDriver> {
     return new ExoscaleManagedDatabaseDriver(exoscaleApis(config), 500);
   },
-  createRuntimeDriver(config: DriverConfig): Promise<RuntimeDriver> {
-    return Promise.reject(
-      new UnsupportedError(`Provider/${config.providerName}: apps on an Exoscale instance need cairn to reach it over SSH, which is not built yet (managed PostgreSQL is its DBaaS: a Database with managed: true)`),
-    );
+  // Databases and apps on its servers run over SSH.
+  // eslint-disable-next-line @typescript-eslint/require-await -- a refusal (no SSH access) is a rejected promise
+  async createRuntimeDriver(config: DriverConfig): Promise<RuntimeDriver> {
+    return sshRuntimeDriver('exoscale', config);
   },
 };

@@ -24,8 +24,7 @@ function readError(body: unknown): VendorErrorText | undefined {
 
 export const hetznerVendor: Vendor = bearerCloudVendor({
   id: 'hetzner', tokenName: 'a Hetzner Cloud API token', defaultBaseUrl: HETZNER_API, readError, budget: { perHour: 3600, burst: 3600 },
-  description: 'Hetzner Cloud: servers in Falkenstein, Nuremberg, Helsinki, Ashburn, Hillsboro and Singapore. No managed databases; databases and apps on its servers need SSH.',
+  description: 'Hetzner Cloud: servers in Falkenstein, Nuremberg, Helsinki, Ashburn, Hillsboro and Singapore. No managed databases; databases and apps on its servers run over SSH.',
   tokenDescription: 'API token of the Hetzner Cloud project (Console → Security → API tokens), with Read & Write permission.',
   cloudDriver: (client, baseUrl) => new HetznerCloudDriver(client, baseUrl),
-  noRuntimeBecause: 'Hetzner Cloud has no managed databases and runs no apps itself; databases and apps on a Hetzner server need cairn to reach the server over SSH, which is not built yet',
 });

@@ -10,13 +10,14 @@
  */
 import { createHash } from 'node:crypto';
 import type { CloudDriver, DriverConfig, ManagedDatabaseDriver, RuntimeDriver, Vendor } from '../contract.js';
-import { UnsupportedError, VendorAuthError } from '../errors.js';
+import { VendorAuthError } from '../errors.js';
 import { checkedEndpoint } from '../kit/endpoint.js';
 import { sharedBudget } from '../kit/rate-budget.js';
 import { VendorHttpClient, type VendorErrorText } from '../kit/vendor-http.js';
 import { IonosCloudDriver } from './cloud-driver.js';
 import { sharedDatacenters } from './datacenters.js';
 import { IonosManagedDatabaseDriver } from './managed-databases.js';
+import { sshRuntimeDriver } from '../ssh/runtime-driver.js';
 
 export const IONOS_API = 'https://api.ionos.com/cloudapi/v6';
 
@@ -73,7 +74,7 @@ export function ionosClient(config: DriverConfig, api?: 'postgresql' | 'mongodb'
 
 export const ionosVendor: Vendor = {
   id: 'ionos',
-  description: 'IONOS Cloud: servers in its locations (Frankfurt, Berlin, Karlsruhe, London, Paris, Logroño, Las Vegas, Newark, ...), one virtual data center per location named cairn-<location>; managed PostgreSQL (DBaaS) connected to that data center. Managed MongoDB is not built yet; apps on its servers need SSH.',
+  description: 'IONOS Cloud: servers in its locations (Frankfurt, Berlin, Karlsruhe, London, Paris, Logroño, Las Vegas, Newark, ...), one virtual data center per location named cairn-<location>; managed PostgreSQL (DBaaS) connected to that data center. Managed MongoDB is not built yet; databases and apps on its servers run over SSH.',
   credentialFields: [
     { name: 'token', description: 'IONOS Cloud API token (DCD → Management → Token Manager, or `ionosctl token generate`). Give either this or username and password.', required: false },
     { name: 'username', description: 'IONOS Cloud account e-mail (with password, instead of a token).', required: false },
@@ -84,8 +85,10 @@ export const ionosVendor: Vendor = {
     const { client, baseUrl, account } = ionosClient(config);
     return new IonosCloudDriver(client, baseUrl, sharedDatacenters(account, client));
   },
-  createRuntimeDriver(config: DriverConfig): Promise<RuntimeDriver> {
-    return Promise.reject(new UnsupportedError(`Provider/${config.providerName}: databases on IONOS servers and apps need cairn to reach the server over SSH, which is not built yet (managed PostgreSQL is: a Database with managed: true)`));
+  // Databases and apps on its servers run over SSH.
+  // eslint-disable-next-line @typescript-eslint/require-await -- a refusal (no SSH access) is a rejected promise
+  async createRuntimeDriver(config: DriverConfig): Promise<RuntimeDriver> {
+    return sshRuntimeDriver('ionos', config);
   },
   managedDatabaseEngines: ['postgresql'],
   // eslint-disable-next-line @typescript-eslint/require-await -- a refusal (missing credentials, bad endpoint) is a rejected promise

@@ -7,7 +7,8 @@
  */
 import { createHash } from 'node:crypto';
 import type { CloudDriver, DatabaseDesired, DriverConfig, ManagedDatabaseDriver, RuntimeDriver, Vendor } from '../contract.js';
-import { UnsupportedError, VendorAuthError } from '../errors.js';
+import { VendorAuthError } from '../errors.js';
+import { sshRuntimeDriver } from '../ssh/runtime-driver.js';
 import { checkedEndpoint } from './endpoint.js';
 import { sharedBudget, type RateBudgetOptions } from './rate-budget.js';
 import { VendorHttpClient, type VendorErrorText } from './vendor-http.js';
@@ -48,8 +49,6 @@ export interface BearerCloudVendor extends BearerVendor {
   /** Where the token is made and which permissions it needs. */
   tokenDescription: string;
   cloudDriver(client: VendorHttpClient, baseUrl: string): CloudDriver;
-  /** Why databases and apps cannot be placed on this vendor yet (after `Provider/<name>: `). */
-  noRuntimeBecause: string;
   /** The vendor's managed database service, when cairn drives it: its engines and its driver, on the same client. */
   managedDatabases?: {
     engines: ReadonlyArray<DatabaseDesired['type']>;
@@ -57,7 +56,7 @@ export interface BearerCloudVendor extends BearerVendor {
   };
 }
 
-/** A vendor of servers (and, where cairn drives it, managed databases) reached with a bearer token, with no runtime of its own (yet): the whole `Vendor`. */
+/** A vendor of servers (and, where cairn drives it, managed databases) reached with a bearer token, its servers' databases and apps run over SSH: the whole `Vendor`. */
 export function bearerCloudVendor(vendor: BearerCloudVendor): Vendor {
   const managed = vendor.managedDatabases;
   return {
@@ -69,8 +68,10 @@ export function bearerCloudVendor(vendor: BearerCloudVendor): Vendor {
       const { client, baseUrl } = bearerTokenClient(vendor, config);
       return vendor.cloudDriver(client, baseUrl);
     },
-    createRuntimeDriver(config: DriverConfig): Promise<RuntimeDriver> {
-      return Promise.reject(new UnsupportedError(`Provider/${config.providerName}: ${vendor.noRuntimeBecause}`));
+    // Databases and apps on its servers run over SSH.
+    // eslint-disable-next-line @typescript-eslint/require-await -- a refusal (no SSH access) is a rejected promise
+    async createRuntimeDriver(config: DriverConfig): Promise<RuntimeDriver> {
+      return sshRuntimeDriver(vendor.id, config);
     },
     ...(managed
       ? {

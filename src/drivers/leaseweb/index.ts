@@ -21,8 +21,7 @@ export const LEASEWEB_BUDGET = { perHour: 18_000, burst: 10 };
 export const leasewebVendor: Vendor = bearerCloudVendor({
   id: 'leaseweb', tokenName: 'a Leaseweb API key', defaultBaseUrl: LEASEWEB_API, readError, budget: LEASEWEB_BUDGET,
   authHeaders: (token) => ({ 'x-lsw-auth': token }),
-  description: 'Leaseweb Public Cloud: instances in Amsterdam, Frankfurt, London, Washington, San Francisco, Montreal, Singapore and Tokyo, billed hourly. Managed databases: Leaseweb has none; apps on its instances need SSH.',
+  description: 'Leaseweb Public Cloud: instances in Amsterdam, Frankfurt, London, Washington, San Francisco, Montreal, Singapore and Tokyo, billed hourly. Managed databases: Leaseweb has none; databases and apps on its instances run over SSH.',
   tokenDescription: 'An API key (Customer Portal → API client management), sent as the X-LSW-Auth header.',
   cloudDriver: (client, baseUrl) => new LeasewebCloudDriver(client, baseUrl),
-  noRuntimeBecause: 'Leaseweb Public Cloud has no managed databases, and apps on an instance need cairn to reach it over SSH, which is not built yet',
 });

@@ -28,10 +28,8 @@ export function readError(body: unknown): VendorErrorText | undefined {
 
 export const linodeVendor: Vendor = bearerCloudVendor({
   id: 'linode', tokenName: 'a Linode personal access token', defaultBaseUrl: LINODE_API, readError, budget: { perHour: 48_000, burst: 10 },
-  description: 'Linode (Akamai): Linodes in 25-odd regions (Newark, Frankfurt, London, Singapore, Tokyo, Sydney, ...). Managed PostgreSQL (Databases with managed: true); apps on its Linodes need SSH.',
+  description: 'Linode (Akamai): Linodes in 25-odd regions (Newark, Frankfurt, London, Singapore, Tokyo, Sydney, ...). Managed PostgreSQL (Databases with managed: true); databases and apps on its Linodes run over SSH.',
   tokenDescription: 'Personal access token (Cloud Manager → profile → API Tokens) with Linodes read/write and, for managed databases, Databases read/write.',
   cloudDriver: (client, baseUrl) => new LinodeCloudDriver(client, baseUrl),
-  noRuntimeBecause:
-    "databases and apps on a Linode need cairn to reach it over SSH, which is not built yet; for a database, Linode's managed PostgreSQL is built (spec.managed: true, provider, region, size)",
   managedDatabases: { engines: ['postgresql'], driver: (client) => new LinodeManagedDatabaseDriver(client) },
 });

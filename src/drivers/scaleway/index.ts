@@ -8,13 +8,14 @@
  */
 import { createHash } from 'node:crypto';
 import type { CloudDriver, DriverConfig, ManagedDatabaseDriver, RuntimeDriver, Vendor } from '../contract.js';
-import { UnsupportedError, VendorAuthError, VendorRejectedError } from '../errors.js';
+import { VendorAuthError, VendorRejectedError } from '../errors.js';
 import { checkedEndpoint } from '../kit/endpoint.js';
 import { sharedBudget } from '../kit/rate-budget.js';
 import { VendorHttpClient } from '../kit/vendor-http.js';
 import { ScalewayCloudDriver } from './cloud-driver.js';
 import { ScalewayManagedDatabaseDriver } from './managed-databases.js';
 import { readError } from './wire-format.js';
+import { sshRuntimeDriver } from '../ssh/runtime-driver.js';
 
 export const SCALEWAY_API = 'https://api.scaleway.com';
 
@@ -33,7 +34,7 @@ function credential(config: DriverConfig, name: string, what: string): string {
 
 export const scalewayVendor: Vendor = {
   id: 'scaleway',
-  description: 'Scaleway: Instances in its Paris, Amsterdam, Warsaw and Milan zones. Managed PostgreSQL (Databases with managed: true) in fr-par, nl-ams and pl-waw; apps on its Instances need SSH.',
+  description: 'Scaleway: Instances in its Paris, Amsterdam, Warsaw and Milan zones. Managed PostgreSQL (Databases with managed: true) in fr-par, nl-ams and pl-waw; databases and apps on its Instances run over SSH.',
   credentialFields: [
     { name: 'secret_key', description: "An IAM API key's secret key (console → IAM → API keys), whose policy allows Instances (and RDB, for managed databases) in the project.", required: true },
     { name: 'project_id', description: 'The Project (a UUID, console → Project settings) servers are created in and listed from.', required: true },
@@ -49,8 +50,10 @@ export const scalewayVendor: Vendor = {
     const { client, projectId } = scalewayClient(config);
     return new ScalewayManagedDatabaseDriver(client, projectId);
   },
-  createRuntimeDriver(config: DriverConfig): Promise<RuntimeDriver> {
-    return Promise.reject(new UnsupportedError(`Provider/${config.providerName}: apps and databases on an Instance need cairn to reach it over SSH, which is not built yet; for a database, Scaleway's managed PostgreSQL is built (spec.managed: true, provider, region, size)`));
+  // Databases and apps on its servers run over SSH.
+  // eslint-disable-next-line @typescript-eslint/require-await -- a refusal (no SSH access) is a rejected promise
+  async createRuntimeDriver(config: DriverConfig): Promise<RuntimeDriver> {
+    return sshRuntimeDriver('scaleway', config);
   },
 };
 

@@ -26,6 +26,7 @@ import { targetLabel, type SshHosts } from './hosts.js';
 import type { RemoteHost } from './remote-host.js';
 import type { RuntimeIndex } from './runtime-index.js';
 import { sshServerId, targetOfSshServerId } from './server-target.js';
+import { sshDriverError } from './ssh-errors.js';
 
 export const SSH_VENDOR_ID = 'ssh';
 
@@ -60,11 +61,9 @@ export const POWER_REFUSED = 'cairn cannot power on or off a host it does not co
 /** What went wrong reaching a host, as the reconciler needs it: retry (unreachable, timed out) or stall (refused for good). */
 export function sshFailure(error: unknown, label: string): Error {
   if (error instanceof VendorRejectedError || error instanceof VendorUnavailableError) return error;
+  const mapped = sshDriverError(error);
+  if (mapped !== error) return mapped as Error;
   const message = `${(error as Error).message}`;
-  if (error instanceof SshConnectError) {
-    return error.retryable ? new VendorUnavailableError(message, { cause: error }) : new VendorRejectedError(message, { cause: error, field: 'host' });
-  }
-  if (error instanceof HostKeyChangedError) return new VendorRejectedError(message, { cause: error, field: 'host' });
   if (error instanceof RemoteCommandAbortedError) return new VendorUnavailableError(`on ${label}: ${message}`, { cause: error });
   return new VendorRejectedError(`on ${label}: ${message}`, { cause: error });
 }

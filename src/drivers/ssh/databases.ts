@@ -19,7 +19,6 @@ import { VendorRejectedError } from '../errors.js';
 import { sqlName } from '../local/databases.js';
 import { processAlive } from '../local/orphaned-apps.js';
 import { verifiedPlaintext, verifyBackup, writeSealedBackup } from '../local/postgres-backups.js';
-import { managedDatabaseVendors } from '../registry.js';
 import { SecretIntegrityError } from '../../secrets/envelope.js';
 import { SshBackupRecords, type SshBackupRecord, type Worker } from './backup-records.js';
 import { freePortOn, quoteIdent, readRemoteFile, RemoteCluster } from './remote-cluster.js';
@@ -189,6 +188,8 @@ export class SshDatabases implements DatabaseRuntime {
       if (found) return this.toObserved(found.host, found.record);
     }
     if (desired.type === 'mongodb') {
+      // Read when refusing: the registry imports every vendor, and so (through their runtimes) this module.
+      const { managedDatabaseVendors } = await import('../registry.js');
       const managed = managedDatabaseVendors('mongodb').map((v) => v.split(' ')[0]).join(', ') || 'none yet';
       throw new VendorRejectedError(
         `Database/${desired.name}: the ${this.options.vendor} runtime runs only PostgreSQL on a server; for MongoDB use \`managed: true\` with a provider whose vendor runs MongoDB: ${managed}`,

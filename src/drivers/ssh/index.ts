@@ -10,6 +10,7 @@ import type { SshAccess } from '../../ssh/access.js';
 import { SshCloudDriver, SSH_VENDOR_ID } from './cloud-driver.js';
 import { SshHosts } from './hosts.js';
 import { RuntimeIndex } from './runtime-index.js';
+import { sshRuntimeDriver } from './runtime-driver.js';
 
 function accessOf(config: DriverConfig): SshAccess {
   if (config.spec.endpoint !== undefined && config.spec.endpoint !== '') {
@@ -33,7 +34,7 @@ export const sshVendor: Vendor = {
   // eslint-disable-next-line @typescript-eslint/require-await -- a refusal is a rejection, like every other driver's
   async createRuntimeDriver(config: DriverConfig): Promise<RuntimeDriver> {
     accessOf(config);
-    // The lead composes SshRuntimeDriver (runtime-driver.ts: databases.ts + apps.ts, targetFor from the server's id) here at merge.
-    throw new UnsupportedError(`Provider/${config.providerName}: databases and apps on hosts of the ssh vendor are not available in this build yet (the SSH runtime is not composed)`);
+    return sshRuntimeDriver('ssh', config);
   },
+
 };

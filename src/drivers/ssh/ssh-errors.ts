@@ -14,10 +14,10 @@ function refusedKey(error: SshConnectError): boolean {
 
 /** The driver error for a failure to reach a host over SSH; anything else is returned as it is. */
 export function sshDriverError(error: unknown): unknown {
-  if (error instanceof HostKeyChangedError) return new VendorRejectedError(error.message, { cause: error });
+  if (error instanceof HostKeyChangedError) return new VendorRejectedError(error.message, { cause: error, field: 'host' });
   if (error instanceof SshConnectError) {
     if (error.retryable || refusedKey(error)) return new VendorUnavailableError(error.message, { cause: error });
-    return new VendorRejectedError(error.message, { cause: error });
+    return new VendorRejectedError(error.message, { cause: error, field: 'host' });
   }
   return error;
 }

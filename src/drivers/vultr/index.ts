@@ -19,8 +19,7 @@ function readError(body: unknown): VendorErrorText | undefined {
 
 export const vultrVendor: Vendor = bearerCloudVendor({
   id: 'vultr', tokenName: 'a Vultr API key', defaultBaseUrl: VULTR_API, readError, budget: { perHour: 108_000, burst: 30 },
-  description: 'Vultr: instances in 30-odd regions (Amsterdam, Frankfurt, London, New Jersey, Tokyo, Sydney, ...). Managed databases are not built yet; apps on its instances need SSH.',
+  description: 'Vultr: instances in 30-odd regions (Amsterdam, Frankfurt, London, New Jersey, Tokyo, Sydney, ...). Managed databases are not built yet; databases and apps on its instances run over SSH.',
   tokenDescription: 'API key (customer portal → Account → API), with the address cairn calls from allowed in its access control.',
   cloudDriver: (client, baseUrl) => new VultrCloudDriver(client, baseUrl),
-  noRuntimeBecause: 'managed databases on Vultr are not built yet, and apps on an instance need cairn to reach it over SSH, which is not built yet',
 });
