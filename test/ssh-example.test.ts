@@ -3,9 +3,8 @@
  * on an existing host, a Database and an App on it), the Server names what its vendor takes,
  * and its Server half converges against a real sshd on loopback (the example's host and port
  * rewritten to it): adopted and running, measured from /proc, power off refused with the reason,
- * forgotten on delete. Applying the Database and App over SSH needs the SSH runtime composed
- * (databases.ts, apps.ts) and DriverConfig.ssh wired in the driver pool, which the lead does at
- * merge: that part is the lead's `cairn apply --wait examples/ssh` test.
+ * forgotten on delete. The whole example, Database and App included, is applied through the CLI
+ * in test/ssh-apply.test.ts.
  */
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
