@@ -361,10 +361,20 @@ say "$9 $bound"
 echo "$bound"
 `.replace(/^/, FUNCTIONS);
 
-/** argv: app dir, keep releases above this number, service dirs to stop. Stops the old release and removes older releases. */
+/**
+ * argv: app dir, keep releases above this number, the release serving now, service dirs to stop.
+ * Stops the old release, and any other release still running but not serving (one a cairn that
+ * died mid-rollout had started), and removes older releases.
+ */
 export const RETIRE_SCRIPT = String.raw`
-app=$1; from=$2; shift 2
-stop_services "$@"
+app=$1; from=$2; serving=$3; shift 3
+for d in "$app"/services/r*; do
+  [ -d "$d" ] || continue
+  n=${'$'}{d##*/r}
+  case $n in *[!0-9]*|'') continue ;; esac
+  [ "$n" = "$serving" ] || set -- "$@" "$d"
+done
+[ $# -gt 0 ] && stop_services "$@"
 for d in "$app"/releases/*; do
   n=${'$'}{d##*/}
   case $n in *[!0-9]*|'') continue ;; esac

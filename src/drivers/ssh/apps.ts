@@ -284,14 +284,21 @@ export class SshApps implements AppRuntime {
         return;
       }
       await this.switchTo(host, record, desired, port, python, `${label}: healthy after ${Date.now() - started} ms; serving on the stable port`);
-      const previous = record.serving;
-      Object.assign(record, { status: 'running', rollingOut: null, serving: { release, port, commit }, failure: null });
-      await this.save(host, record);
       candidate = undefined;
+      // The older releases are stopped before the record says the new one serves: a cairn that
+      // dies in between leaves the rollout unfinished (no digest), and the next rollout stops
+      // every release but its own, so no release is left running unsupervised by the record.
+      const previous = record.serving;
       if (previous && previous.release !== release) await new Promise((resolve) => setTimeout(resolve, DRAIN_MS));
       const retired = previous && previous.release !== release ? [this.service(host, id, `r${previous.release}`)] : [];
-      if (host.facts.systemd && retired.length > 0) await services.stop(retired);
-      await host.run(['sh', '-c', RETIRE_SCRIPT, 'sh', app, String(release - RELEASES_KEPT), ...retired.map((s) => s.dir)], { timeoutMs: 60_000 });
+      try {
+        if (host.facts.systemd && retired.length > 0) await services.stop(retired);
+        await host.run(['sh', '-c', RETIRE_SCRIPT, 'sh', app, String(release - RELEASES_KEPT), String(release), ...retired.map((s) => s.dir)], { timeoutMs: 60_000 });
+      } catch (error) {
+        await this.say(host, log, `${label}: serving, but stopping the older releases failed (${message(error)}); the next rollout tries again`).catch(() => undefined);
+      }
+      Object.assign(record, { status: 'running', rollingOut: null, serving: { release, port, commit }, failure: null });
+      await this.save(host, record);
     } catch (error) {
       if (candidate) await services.stop([candidate]).catch(() => undefined);
       const why = message(error);

@@ -1,0 +1,172 @@
+/**
+ * @module Crash safety over SSH: `cairn serve --watch` reconciling examples/ssh (a bring-your-own
+ * host behind a real sshd on loopback, a PostgreSQL database and an app placed on it) is killed
+ * with SIGKILL at seeded moments (`CAIRN_CRASH_SEED` replays) while the database and the app are
+ * declared or removed — mid-create, mid-deploy, mid-backup-before-delete. After every kill the
+ * host holds at most one cluster and one record per database and one record per app, and no
+ * cluster without its record; a last start converges to exactly one cluster and one app process
+ * (apps outlive cairn on a host, so a rollout cut short may leave its new release running until
+ * then), and removing them leaves no cluster, record or process behind.
+ */
+import { chmodSync, cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, readlinkSync, rmSync, unlinkSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { ChildProcess } from 'node:child_process';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { Store } from '../src/store/store.js';
+import { collect, REPO_ROOT, runCairn, spawnCairn } from './support/cairn-process.js';
+import { crashSeed, seededRandom } from './support/seeded-random.js';
+import { sshdUnavailable, startSshd, type RunningSshd } from './support/sshd.js';
+import { until } from './support/until.js';
+
+const KILLS = Number(process.env.CAIRN_CRASH_SSH_KILLS ?? 6);
+const unavailable = sshdUnavailable();
+
+const root = mkdtempSync(join(tmpdir(), 'cairn-crash-ssh-'));
+const example = join(root, 'example');
+const manifests = join(root, 'manifests');
+const dataDir = join(root, 'state');
+const runtimeDir = join(root, 'host-runtime');
+const ENV = { CAIRN_LOCAL_SOURCE_DIRS: root, CAIRN_POLL_MS: '100', CAIRN_LOG_LEVEL: 'info' };
+let sshd: RunningSshd;
+
+/** Declares the database and the app, or removes them (the provider and the server stay). */
+function declare(withWorkloads: boolean): void {
+  for (const file of ['provider.yaml', 'server.yaml', 'database.yaml', 'app.yaml']) {
+    const path = join(manifests, file);
+    if (withWorkloads || file === 'provider.yaml' || file === 'server.yaml') writeFileSync(path, readFileSync(join(example, file)));
+    else if (existsSync(path)) unlinkSync(path);
+  }
+}
+
+function filesIn(...parts: string[]): string[] {
+  const dir = join(runtimeDir, ...parts);
+  return existsSync(dir) ? readdirSync(dir).sort() : [];
+}
+
+/** The host's records of databases and apps, by name. */
+function hostRecords(kind: 'databases' | 'apps'): Array<{ id: string; name: string }> {
+  return filesIn('records', kind).map((file) => JSON.parse(readFileSync(join(runtimeDir, 'records', kind, file), 'utf8')) as { id: string; name: string });
+}
+
+/** Live processes of the example app (python3 server.py) running from this host's runtime directory. */
+function appProcesses(): number[] {
+  const found: number[] = [];
+  for (const entry of readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      // The program itself (python3 server.py), not the `sh -c` its command line runs in.
+      const [program = '', ...args] = readFileSync(`/proc/${entry}/cmdline`, 'utf8').split('\0');
+      if (/python/.test(program) && args.includes('server.py') && readlinkSync(`/proc/${entry}/cwd`).startsWith(runtimeDir)) found.push(Number(entry));
+    } catch {
+      // gone, or not ours to read
+    }
+  }
+  return found;
+}
+
+function world(): string {
+  return JSON.stringify({ databases: hostRecords('databases'), clusters: filesIn('databases'), apps: hostRecords('apps'), processes: appProcesses() });
+}
+
+function phases(): Record<string, string> {
+  const store = Store.open(dataDir);
+  try {
+    const result: Record<string, string> = {};
+    for (const kind of ['Database', 'App'] as const) {
+      for (const r of store.resources.list({ tenant: 'default', kind })) {
+        const ready = r.status.conditions.find((c) => c.type === 'Ready');
+        result[r.name] = r.status.observedGeneration === r.generation ? r.status.phase : `pending (${r.status.phase}: ${ready?.reason ?? ''} ${ready?.message ?? ''})`;
+      }
+    }
+    return result;
+  } finally {
+    store.close();
+  }
+}
+
+function startServe(): { child: ChildProcess; output: () => string } {
+  const child = spawnCairn(['serve', '--port', '0', '--data-dir', dataDir, '--watch', manifests], { env: ENV, cwd: root });
+  let output = '';
+  child.stdout?.on('data', (chunk: Buffer) => (output += chunk.toString()));
+  child.stderr?.on('data', (chunk: Buffer) => (output += chunk.toString()));
+  return { child, output: () => output };
+}
+
+/** What must hold whenever cairn is not running, whatever moment it died at. */
+function expectNothingDoubled(context: string): void {
+  const databases = hostRecords('databases');
+  expect(databases.filter((d) => d.name === 'hello-db').length, `${context}: database records ${world()}`).toBeLessThanOrEqual(1);
+  expect(hostRecords('apps').filter((a) => a.name === 'hello').length, `${context}: app records ${world()}`).toBeLessThanOrEqual(1);
+  const recorded = new Set(databases.map((d) => d.id));
+  expect(filesIn('databases').filter((id) => !recorded.has(id)), `${context}: clusters without a record ${world()}`).toEqual([]);
+}
+
+describe.skipIf(unavailable !== undefined)('SIGKILL of cairn serve with a database and an app on a host over SSH', () => {
+  beforeAll(async () => {
+    chmodSync(root, 0o711);
+    mkdirSync(manifests);
+    cpSync(join(REPO_ROOT, 'examples', 'ssh'), example, { recursive: true });
+    const keys = await runCairn(['ssh-keys', 'runtime', '--data-dir', dataDir]);
+    const publicKey = keys.stdout.split('\n').find((line) => line.startsWith('ssh-ed25519 '));
+    if (!publicKey) throw new Error(`cairn ssh-keys runtime printed no key:\n${keys.stdout}\n${keys.stderr}`);
+    sshd = await startSshd({ authorizedKeys: [publicKey], setEnv: { CAIRN_RUNTIME_DIR: runtimeDir } });
+    const server = readFileSync(join(example, 'server.yaml'), 'utf8').replace(/host: .*/, `host: ${sshd.host}`).replace(/port: .*/, `port: ${sshd.port}`).replace(/user: .*/, `user: ${sshd.user}`);
+    writeFileSync(join(example, 'server.yaml'), server);
+    writeFileSync(join(example, 'app.yaml'), readFileSync(join(example, 'app.yaml'), 'utf8').replace('path: examples/ssh/hello', `path: ${join(example, 'hello')}`));
+  });
+
+  afterAll(async () => {
+    declare(false);
+    const serve = startServe();
+    await until('the database and the app to be removed', () => Promise.resolve(phases()), (p) => Object.keys(p).length === 0, 60_000).catch(() => undefined);
+    serve.child.kill('SIGTERM');
+    await collect(serve.child, { timeoutMs: 30_000 }).catch(() => undefined);
+    for (const pid of appProcesses()) process.kill(pid, 'SIGKILL');
+    await sshd?.stop({ remove: true });
+    rmSync(root, { recursive: true, force: true });
+  }, 120_000);
+
+  it(`never doubles a cluster or an app over ${KILLS} kills, then converges and cleans up`, async () => {
+    const seed = crashSeed(`crash test over SSH, ${KILLS} kills`);
+    const random = seededRandom(seed);
+    let landed = 0;
+    for (let kill = 0; kill < KILLS; kill++) {
+      const withWorkloads = kill === 0 || random() < 0.65;
+      declare(withWorkloads);
+      const serve = startServe();
+      const done = collect(serve.child, { timeoutMs: 60_000 });
+      const delay = Math.floor(random() * 4000);
+      await until('serve to start reconciling', () => Promise.resolve(serve.output()), (text) => /reconciling/.test(text) || serve.child.exitCode !== null, 30_000);
+      await new Promise((resolve) => setTimeout(resolve, delay));
+      serve.child.kill('SIGKILL');
+      const result = await done;
+      if (result.signal === 'SIGKILL') landed++;
+      expectNothingDoubled(`seed ${seed}, run ${kill} (${withWorkloads ? 'declared' : 'removed'}) killed ${delay} ms into reconciling`);
+    }
+    expect(landed, `seed ${seed}: kills that interrupted a running serve`).toBe(KILLS);
+
+    declare(true);
+    const serve = startServe();
+    try {
+      await until('the database and the app to be up', () => Promise.resolve(phases()), (p) => p['hello-db'] === 'available' && p['hello'] === 'running', 120_000).catch((error: Error) => {
+        throw new Error(`${error.message}\nhost: ${world()}\nserve said:\n${serve.output().slice(-3000)}`);
+      });
+      expect(hostRecords('databases').map((d) => d.name), `seed ${seed}: ${world()}`).toEqual(['hello-db']);
+      expect(filesIn('databases'), `seed ${seed}: ${world()}`).toEqual(hostRecords('databases').map((d) => d.id));
+      expect(hostRecords('apps').map((a) => a.name), `seed ${seed}: ${world()}`).toEqual(['hello']);
+      const running = await until('one app process', () => Promise.resolve(appProcesses()), (p) => p.length === 1, 30_000);
+      expect(running).toHaveLength(1);
+
+      declare(false);
+      await until('the database and the app to be removed', () => Promise.resolve(phases()), (p) => p['hello-db'] === undefined && p['hello'] === undefined, 120_000);
+      expect(hostRecords('databases'), `seed ${seed}: ${world()}`).toEqual([]);
+      expect(hostRecords('apps'), `seed ${seed}: ${world()}`).toEqual([]);
+      expect(filesIn('databases'), `seed ${seed}: ${world()}`).toEqual([]);
+      await until('no app process left', () => Promise.resolve(appProcesses()), (p) => p.length === 0, 30_000);
+    } finally {
+      serve.child.kill('SIGTERM');
+      await collect(serve.child, { timeoutMs: 30_000 }).catch(() => undefined);
+    }
+  }, 600_000);
+});
