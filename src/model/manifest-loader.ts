@@ -34,7 +34,7 @@ import { DEFAULT_MANIFEST_LIMITS, formatByteSize, type ManifestLimits } from './
 import { decodeCachedManifests, encodeCachedManifests, manifestCacheKey, type ManifestCacheStore } from './manifest-cache.js';
 import { readManifestsFast } from './manifest-fast-parser.js';
 import { parseManifestText, type LocatedManifest, type ParseResult } from './manifest-parser.js';
-import { checkDuplicateNames, checkReferences, hasMissingReferences, type KnownResource } from './manifest-references.js';
+import { checkDuplicateNames, checkReferences, checkServerVendorFields, hasMissingReferences, hasServerFieldProblems, type KnownResource } from './manifest-references.js';
 
 export type { ManifestSource } from './manifest-files.js';
 
@@ -119,7 +119,7 @@ function loadValidSetFast(sources: readonly ManifestSource[], limits: ManifestLi
   } finally {
     if (fresh.size > 0) cache?.putMany(fresh);
   }
-  if (checkDuplicateNames(manifests).length > 0 || hasMissingReferences(manifests, known)) return undefined;
+  if (checkDuplicateNames(manifests).length > 0 || hasMissingReferences(manifests, known) || hasServerFieldProblems(manifests)) return undefined;
   return manifests;
 }
 
@@ -140,7 +140,7 @@ export function loadManifestSourcesExactly(sources: readonly ManifestSource[], o
   );
   const known: KnownResource = (kind, namespace, name) =>
     broken.has(resourceKey({ kind, namespace, name })) || (options.known?.(kind, namespace, name) ?? false);
-  errors.push(...checkDuplicateNames(manifests), ...checkReferences(manifests, known));
+  errors.push(...checkDuplicateNames(manifests), ...checkReferences(manifests, known), ...checkServerVendorFields(manifests));
   if (errors.length === 0) return { manifests, errors: [] };
   return { manifests: [], errors: orderErrors(errors, sources.map((s) => s.file), omitted, limits.maxErrorsPerFile) };
 }

@@ -1,13 +1,16 @@
 /**
  * @module Checks that hold across a set of manifests rather than within one: no two resources of
- * a kind share a name in a namespace, and every reference (a server's provider, an app's
- * databases, …) names a resource that exists.
+ * a kind share a name in a namespace, every reference (a server's provider, an app's
+ * databases, …) names a resource that exists, and a server gives the fields its provider's
+ * vendor takes (when that provider is in the set: a stored one is checked by the reconciler).
  */
 import type { Kind } from './kinds.js';
 import type { ManifestError } from './manifest-error.js';
 import type { LocatedManifest } from './manifest-parser.js';
 import { referencesOf } from './references.js';
 import { DEFAULT_NAMESPACE, resourceKey } from './resource.js';
+import { serverFieldIssues } from './server-vendor-fields.js';
+import type { ProviderSpec, ServerSpec } from './generated/kinds.js';
 
 /** Whether a resource exists outside the manifests being checked (e.g. already stored). */
 export type KnownResource = (kind: Kind, namespace: string, name: string) => boolean;
@@ -96,4 +99,39 @@ export function checkReferences(manifests: readonly LocatedManifest[], known?: K
     pointer,
     message: `${target} ${JSON.stringify(name)} does not exist in namespace ${namespace}`,
   }));
+}
+
+interface ServerFieldProblem {
+  located: LocatedManifest;
+  field: string;
+  message: string;
+}
+
+function findServerFieldProblems(manifests: readonly LocatedManifest[]): ServerFieldProblem[] {
+  const providers = new Map<string, ProviderSpec>();
+  for (const located of manifests) {
+    if (located.manifest.kind === 'Provider') providers.set(`${namespaceOf(located)}/${located.manifest.metadata.name}`, located.manifest.spec as ProviderSpec);
+  }
+  const problems: ServerFieldProblem[] = [];
+  for (const located of manifests) {
+    if (located.manifest.kind !== 'Server') continue;
+    const spec = located.manifest.spec as ServerSpec;
+    const provider = providers.get(`${namespaceOf(located)}/${spec.provider}`);
+    if (!provider) continue;
+    for (const issue of serverFieldIssues(provider.vendor, spec.provider, spec)) problems.push({ located, field: issue.field, message: issue.message });
+  }
+  return problems;
+}
+
+/** Whether a Server of the set gives fields its Provider's vendor (in the set) does not take or lacks some it needs; locates nothing. */
+export function hasServerFieldProblems(manifests: readonly LocatedManifest[]): boolean {
+  return findServerFieldProblems(manifests).length > 0;
+}
+
+/** A Server whose Provider is among `manifests` and whose vendor does not take (or needs) one of its fields, at that field. */
+export function checkServerVendorFields(manifests: readonly LocatedManifest[]): ManifestError[] {
+  return findServerFieldProblems(manifests).map(({ located, field, message }) => {
+    const pointer = `/spec/${field}`;
+    return { ...subjectOf(located), ...located.locate(pointer), pointer, message };
+  });
 }

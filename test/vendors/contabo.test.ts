@@ -17,6 +17,7 @@ import { UnsupportedError, VendorAuthError, VendorRejectedError, VendorUnavailab
 import { startContaboDouble, type ContaboDoubleOptions } from '../doubles/contabo.js';
 import { describeVendorFaultCases } from '../support/vendor-fault-cases.js';
 import { vendorTestSetup } from '../support/vendor-test-setup.js';
+import { expectRuntimeOverSsh } from '../support/ssh-runtime-expectation.js';
 
 const setup = vendorTestSetup('contabo', 'Contabo', (options: ContaboDoubleOptions) => startContaboDouble(options));
 const { double } = setup;
@@ -164,12 +165,12 @@ describe('contabo driver', () => {
     expect(readError('<html>')).toBeUndefined();
   });
 
-  it('refuses metrics, databases and apps, saying why', async () => {
+  it('refuses metrics from its API, saying why, and runs databases and apps over SSH', async () => {
     const d = await double();
     const driver = await contaboVendor.createCloudDriver(config(d.url));
     expect(driver.metricsUnsupported).toMatch(/no CPU, memory or disk use/);
     await expect(driver.metrics('1')).rejects.toBeInstanceOf(UnsupportedError);
-    await expect(contaboVendor.createRuntimeDriver(config('http://127.0.0.1:1'))).rejects.toThrow(/managed databases on Contabo are not built yet.*SSH/);
+    await expectRuntimeOverSsh(contaboVendor, config('http://127.0.0.1:1'));
   });
 });
 

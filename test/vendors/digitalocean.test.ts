@@ -14,6 +14,7 @@ import { UnsupportedError, VendorAuthError, VendorRejectedError, VendorUnavailab
 import { startDigitalOceanDouble, type DigitalOceanDoubleOptions } from '../doubles/digitalocean.js';
 import { describeVendorFaultCases } from '../support/vendor-fault-cases.js';
 import { vendorTestSetup } from '../support/vendor-test-setup.js';
+import { expectRuntimeOverSsh } from '../support/ssh-runtime-expectation.js';
 
 const USER_DATA = '#cloud-config\nssh_authorized_keys:\n  - "ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIG2Bv9nS6 ops@example.com"\n';
 
@@ -103,12 +104,12 @@ describe('digitalocean driver', () => {
     expect(d.droplets().map((s) => s.userData)).toEqual([USER_DATA, null]);
   });
 
-  it('refuses metrics, and databases and apps on a droplet, saying why', async () => {
+  it('refuses metrics from its API, saying why, and runs databases and apps on a droplet over SSH', async () => {
     const d = await double();
     const driver = await digitalOceanVendor.createCloudDriver(config(d.url));
     expect(driver.metricsUnsupported).toMatch(/agent/);
     await expect(driver.metrics('1')).rejects.toBeInstanceOf(UnsupportedError);
-    await expect(digitalOceanVendor.createRuntimeDriver(config('http://127.0.0.1:1'))).rejects.toThrow(/on a droplet need cairn to reach it over SSH.*managed PostgreSQL and MongoDB are built/);
+    await expectRuntimeOverSsh(digitalOceanVendor, config('http://127.0.0.1:1'));
   });
 
 

@@ -17,6 +17,7 @@ import { parseExternalId, readStatus, templateSlug } from '../../src/drivers/exo
 import { signatureProblem, startExoscaleDouble, type ExoscaleDoubleOptions } from '../doubles/exoscale.js';
 import { describeVendorFaultCases } from '../support/vendor-fault-cases.js';
 import { vendorTestSetup } from '../support/vendor-test-setup.js';
+import { expectRuntimeOverSsh } from '../support/ssh-runtime-expectation.js';
 
 const SECRET = 'exoscale-test-secret';
 const setup = vendorTestSetup('exoscale', 'Exoscale', (options: ExoscaleDoubleOptions) => startExoscaleDouble({ ...options, secret: SECRET }));
@@ -128,11 +129,11 @@ describe('exoscale driver', () => {
     await driver.servers.delete(created.id);
   });
 
-  it('refuses metrics, databases and apps, saying why', async () => {
+  it('refuses metrics from its API, saying why, and runs databases and apps over SSH', async () => {
     const driver = await exoscaleVendor.createCloudDriver(config('http://127.0.0.1:1'));
     expect(driver.metricsUnsupported).toMatch(/no instance metrics endpoint/);
     await expect(driver.metrics('1')).rejects.toBeInstanceOf(UnsupportedError);
-    await expect(exoscaleVendor.createRuntimeDriver(config('http://127.0.0.1:1'))).rejects.toThrow(/apps on an Exoscale instance need cairn to reach it over SSH/);
+    await expectRuntimeOverSsh(exoscaleVendor, config('http://127.0.0.1:1'));
   });
 });
 

@@ -11,6 +11,7 @@ import { hetznerVendor } from '../../src/drivers/hetzner/index.js';
 import { startHetznerDouble, type HetznerDoubleOptions } from '../doubles/hetzner.js';
 import { describeVendorFaultCases } from '../support/vendor-fault-cases.js';
 import { vendorTestSetup } from '../support/vendor-test-setup.js';
+import { expectRuntimeOverSsh } from '../support/ssh-runtime-expectation.js';
 
 const USER_DATA = '#cloud-config\nssh_authorized_keys:\n  - "ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIG2Bv9nS6 ops@example.com"\n';
 
@@ -53,8 +54,8 @@ describe('hetzner driver', () => {
     expect(d.servers().map((s) => s.userData)).toEqual([USER_DATA, null]);
   });
 
-  it('refuses to run databases and apps, saying why', async () => {
-    await expect(hetznerVendor.createRuntimeDriver(config('http://127.0.0.1:1'))).rejects.toThrow(/no managed databases.*SSH/);
+  it('runs databases and apps on its servers over SSH, and refuses without SSH access', async () => {
+    await expectRuntimeOverSsh(hetznerVendor, config('http://127.0.0.1:1'));
   });
 
 

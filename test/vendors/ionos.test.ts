@@ -19,6 +19,7 @@ import { readStatus } from '../../src/drivers/ionos/wire-format.js';
 import { startIonosDouble, type IonosDoubleOptions } from '../doubles/ionos.js';
 import { describeVendorFaultCases } from '../support/vendor-fault-cases.js';
 import { vendorTestSetup } from '../support/vendor-test-setup.js';
+import { expectRuntimeOverSsh } from '../support/ssh-runtime-expectation.js';
 
 const { config, double } = vendorTestSetup('ionos', 'IONOS', (options: IonosDoubleOptions) => startIonosDouble(options));
 
@@ -177,12 +178,12 @@ describe('ionos driver', () => {
     expect(d.calls.some((c) => c.operationId === 'datacentersServersGet' && c.path.includes('offset=1'))).toBe(true);
   });
 
-  it('refuses metrics, databases and apps, saying why', async () => {
+  it('refuses metrics from its API, saying why, and runs databases and apps over SSH', async () => {
     const d = await double();
     const driver = await ionosVendor.createCloudDriver(config(d.url));
     expect(driver.metricsUnsupported).toMatch(/no server metrics/);
     await expect(driver.metrics('1')).rejects.toBeInstanceOf(UnsupportedError);
-    await expect(ionosVendor.createRuntimeDriver(config('http://127.0.0.1:1'))).rejects.toThrow(/need cairn to reach the server over SSH, which is not built yet \(managed PostgreSQL is/);
+    await expectRuntimeOverSsh(ionosVendor, config('http://127.0.0.1:1'));
   });
 });
 

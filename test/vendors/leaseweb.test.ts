@@ -17,6 +17,7 @@ import { imageName, leasewebImage, readStatus } from '../../src/drivers/leaseweb
 import { startLeasewebDouble, type LeasewebDoubleOptions } from '../doubles/leaseweb.js';
 import { describeVendorFaultCases } from '../support/vendor-fault-cases.js';
 import { vendorTestSetup } from '../support/vendor-test-setup.js';
+import { expectRuntimeOverSsh } from '../support/ssh-runtime-expectation.js';
 
 const { config, double } = vendorTestSetup('leaseweb', 'Leaseweb', (options: LeasewebDoubleOptions) => startLeasewebDouble(options));
 
@@ -174,12 +175,12 @@ describe('leaseweb driver', () => {
     expect(d.calls.filter((c) => c.operationId === 'terminateInstance').map((c) => c.status)).toEqual([200]);
   });
 
-  it('refuses metrics, databases and apps, saying why', async () => {
+  it('refuses metrics from its API, saying why, and runs databases and apps over SSH', async () => {
     const d = await double();
     const driver = await leasewebVendor.createCloudDriver(config(d.url));
     expect(driver.metricsUnsupported).toMatch(/not its memory or disk use/);
     await expect(driver.metrics('1')).rejects.toBeInstanceOf(UnsupportedError);
-    await expect(leasewebVendor.createRuntimeDriver(config('http://127.0.0.1:1'))).rejects.toThrow(/Leaseweb Public Cloud has no managed databases.*SSH/);
+    await expectRuntimeOverSsh(leasewebVendor, config('http://127.0.0.1:1'));
   });
 });
 

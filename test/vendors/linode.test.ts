@@ -17,6 +17,7 @@ import { imageName, readStatus } from '../../src/drivers/linode/wire-format.js';
 import { startLinodeDouble, type LinodeDoubleOptions } from '../doubles/linode.js';
 import { describeVendorFaultCases } from '../support/vendor-fault-cases.js';
 import { vendorTestSetup } from '../support/vendor-test-setup.js';
+import { expectRuntimeOverSsh } from '../support/ssh-runtime-expectation.js';
 
 const { config, double } = vendorTestSetup('linode', 'Linode', (options: LinodeDoubleOptions) => startLinodeDouble(options));
 
@@ -157,12 +158,12 @@ describe('linode driver', () => {
     expect(await driver.servers.observe({ key: 'cairn-resize-0', externalId: created.id })).toBeNull();
   });
 
-  it('refuses metrics, databases and apps, saying why', async () => {
+  it('refuses metrics from its API, saying why, and runs databases and apps over SSH', async () => {
     const d = await double();
     const driver = await linodeVendor.createCloudDriver(config(d.url));
     expect(driver.metricsUnsupported).toMatch(/not its memory or disk use/);
     await expect(driver.metrics('1')).rejects.toBeInstanceOf(UnsupportedError);
-    await expect(linodeVendor.createRuntimeDriver(config('http://127.0.0.1:1'))).rejects.toThrow(/apps on a Linode need cairn to reach it over SSH.*managed PostgreSQL is built/);
+    await expectRuntimeOverSsh(linodeVendor, config('http://127.0.0.1:1'));
   });
 });
 

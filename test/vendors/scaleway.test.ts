@@ -21,6 +21,7 @@ import { loadVendorDocument, vendorDocument } from '../support/vendor-double.js'
 import { SCALEWAY_TEST_PROJECT, startScalewayDouble, type ScalewayDoubleOptions } from '../doubles/scaleway.js';
 import { describeVendorFaultCases } from '../support/vendor-fault-cases.js';
 import { vendorTestSetup } from '../support/vendor-test-setup.js';
+import { expectRuntimeOverSsh } from '../support/ssh-runtime-expectation.js';
 
 const setup = vendorTestSetup('scaleway', 'Scaleway', (options: ScalewayDoubleOptions) => startScalewayDouble(options));
 const { double } = setup;
@@ -151,12 +152,12 @@ describe('scaleway driver', () => {
     await driver.servers.delete(created.id);
   });
 
-  it('refuses metrics, and databases and apps on an Instance (SSH), pointing to managed PostgreSQL', async () => {
+  it('refuses metrics from its API, saying why, and runs databases and apps on an Instance over SSH', async () => {
     const d = await double();
     const driver = await scalewayVendor.createCloudDriver(config(d.url));
     expect(driver.metricsUnsupported).toMatch(/no CPU, memory or disk use/);
     await expect(driver.metrics('fr-par-1/x')).rejects.toBeInstanceOf(UnsupportedError);
-    await expect(scalewayVendor.createRuntimeDriver(config('http://127.0.0.1:1'))).rejects.toThrow(/need cairn to reach it over SSH, which is not built yet; for a database, Scaleway's managed PostgreSQL is built/);
+    await expectRuntimeOverSsh(scalewayVendor, config('http://127.0.0.1:1'));
   });
 });
 

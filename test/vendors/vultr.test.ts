@@ -14,6 +14,7 @@ import { osSlug, readStatus } from '../../src/drivers/vultr/wire-format.js';
 import { startVultrDouble, type VultrDoubleOptions } from '../doubles/vultr.js';
 import { describeVendorFaultCases } from '../support/vendor-fault-cases.js';
 import { vendorTestSetup } from '../support/vendor-test-setup.js';
+import { expectRuntimeOverSsh } from '../support/ssh-runtime-expectation.js';
 
 const USER_DATA = '#cloud-config\nssh_authorized_keys:\n  - "ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIG2Bv9nS6 ops@example.com"\n';
 
@@ -108,12 +109,12 @@ describe('vultr driver', () => {
     expect(d.instances().map((s) => s.userData)).toEqual([USER_DATA, null]);
   });
 
-  it('refuses metrics, databases and apps, saying why', async () => {
+  it('refuses metrics from its API, saying why, and runs databases and apps over SSH', async () => {
     const d = await double();
     const driver = await vultrVendor.createCloudDriver(config(d.url));
     expect(driver.metricsUnsupported).toMatch(/bandwidth only/);
     await expect(driver.metrics('1')).rejects.toBeInstanceOf(UnsupportedError);
-    await expect(vultrVendor.createRuntimeDriver(config('http://127.0.0.1:1'))).rejects.toThrow(/managed databases on Vultr are not built yet.*SSH/);
+    await expectRuntimeOverSsh(vultrVendor, config('http://127.0.0.1:1'));
   });
 });
 
