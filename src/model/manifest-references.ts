@@ -110,12 +110,12 @@ interface ServerFieldProblem {
 function findServerFieldProblems(manifests: readonly LocatedManifest[]): ServerFieldProblem[] {
   const providers = new Map<string, ProviderSpec>();
   for (const located of manifests) {
-    if (located.manifest.kind === 'Provider') providers.set(`${namespaceOf(located)}/${located.manifest.metadata.name}`, located.manifest.spec as ProviderSpec);
+    if (located.manifest.kind === 'Provider') providers.set(`${namespaceOf(located)}/${located.manifest.metadata.name}`, located.manifest.spec);
   }
   const problems: ServerFieldProblem[] = [];
   for (const located of manifests) {
     if (located.manifest.kind !== 'Server') continue;
-    const spec = located.manifest.spec as ServerSpec;
+    const spec = located.manifest.spec;
     const provider = providers.get(`${namespaceOf(located)}/${spec.provider}`);
     if (!provider) continue;
     for (const issue of serverFieldIssues(provider.vendor, spec.provider, spec)) problems.push({ located, field: issue.field, message: issue.message });
