@@ -10,7 +10,7 @@ import type { LocatedManifest } from './manifest-parser.js';
 import { referencesOf } from './references.js';
 import { DEFAULT_NAMESPACE, resourceKey } from './resource.js';
 import { serverFieldIssues } from './server-vendor-fields.js';
-import type { ProviderSpec, ServerSpec } from './generated/kinds.js';
+import type { ProviderSpec } from './generated/kinds.js';
 
 /** Whether a resource exists outside the manifests being checked (e.g. already stored). */
 export type KnownResource = (kind: Kind, namespace: string, name: string) => boolean;
