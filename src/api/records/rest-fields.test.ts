@@ -76,7 +76,7 @@ describe('records', () => {
       type: 'mongodb', version: '7', storage_gb: null, backup_schedule: null, backup_retention: null, deletion_policy: null, managed: false, region: null, size: null,
     });
     expect(specRecordFields('Database', { type: 'postgresql', server: 'web', version: '16', backup: { schedule: '0 3 * * *' } })).toMatchObject({ backup_retention: 7 });
-    expect(specRecordFields('Server', { provider: 'p', region: 'eu-1', size: 'small' })).toEqual({ region: 'eu-1', size: 'small', image: 'debian-12', state: 'running', deletion_policy: null });
+    expect(specRecordFields('Server', { provider: 'p', region: 'eu-1', size: 'small' })).toEqual({ region: 'eu-1', size: 'small', host: null, port: 22, user: 'root', image: 'debian-12', state: 'running', deletion_policy: null });
     expect(specRecordFields('App', { server: 'web', source: { path: '/srv' } })).toMatchObject({ env: {}, build: null, health_check_path: null, state: 'running' });
   });
 });
