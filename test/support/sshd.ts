@@ -114,7 +114,12 @@ export async function startSshd(options: SshdOptions): Promise<RunningSshd> {
   const config = join(dir, 'sshd_config');
   const port = await freePort();
   writeFileSync(authorizedKeys, options.authorizedKeys.map((line) => `${line.trim()}\n`).join(''), { mode: 0o600 });
-  const environment = { ...(options.setEnv ?? {}), ...(options.homeDir ? { HOME: options.homeDir } : {}) };
+  // Sessions get a home of their own (sshd's SetEnv overrides HOME), so the login shell reads
+  // no startup files of the machine's real user: a host as a fresh server has it, and a command
+  // costs a few ms instead of whatever that user's .bashrc runs (pyenv init: ~0.5 s here).
+  const home = options.homeDir ?? join(dir, 'home');
+  mkdirSync(home, { recursive: true, mode: 0o700 });
+  const environment = { ...(options.setEnv ?? {}), HOME: home };
   const setEnv = Object.entries(environment).map(([name, value]) => `SetEnv ${name}=${JSON.stringify(value)}`);
   writeFileSync(
     config,
@@ -122,7 +127,7 @@ export async function startSshd(options: SshdOptions): Promise<RunningSshd> {
       `ListenAddress 127.0.0.1`,
       `Port ${port}`,
       `HostKey ${hostKey}`,
-      `AuthorizedKeysFile ${authorizedKeys}${options.homeDir ? ` ${join(options.homeDir, '.ssh', 'authorized_keys')}` : ''}`,
+      `AuthorizedKeysFile ${authorizedKeys} ${join(home, '.ssh', 'authorized_keys')}`,
       `StrictModes no`,
       `PasswordAuthentication no`,
       `KbdInteractiveAuthentication no`,
