@@ -92,6 +92,8 @@ export class SshDatabases implements DatabaseRuntime {
   private readonly backups: SshBackupRecords;
   private readonly tasks = new Set<Promise<void>>();
   private readonly closing = new AbortController();
+  /** Background work by the id it works on, so a delete can stop a create still building. */
+  private readonly running = new Map<string, { abort: AbortController; task: Promise<void> }>();
   /** Record changes per database, one after another (each reads the record afresh). */
   private readonly changes = new Map<string, Promise<unknown>>();
 
@@ -107,13 +109,27 @@ export class SshDatabases implements DatabaseRuntime {
 
   private background(id: string, work: (signal: AbortSignal) => Promise<void>): void {
     active.add(id);
-    const task = work(this.closing.signal)
+    const abort = new AbortController();
+    const stop = (): void => abort.abort();
+    this.closing.signal.addEventListener('abort', stop, { once: true });
+    const task: Promise<void> = work(abort.signal)
       .catch(() => undefined)
       .finally(() => {
         active.delete(id);
         this.tasks.delete(task);
+        if (this.running.get(id)?.task === task) this.running.delete(id);
+        this.closing.signal.removeEventListener('abort', stop);
       });
     this.tasks.add(task);
+    this.running.set(id, { abort, task });
+  }
+
+  /** Stops the background work on `id` (a create still building it) and waits until it has ended. */
+  private async stopWork(id: string): Promise<void> {
+    const running = this.running.get(id);
+    if (!running) return;
+    running.abort.abort();
+    await running.task;
   }
 
   /** The host's record of database `id` (read over SFTP: one file, no command). */
@@ -282,6 +298,8 @@ export class SshDatabases implements DatabaseRuntime {
   async delete(externalId: string, options: CallOptions = {}): Promise<void> {
     const entry = this.options.index.byId('database', externalId);
     if (!entry) return;
+    // A create still building it would otherwise write its cluster and record back after this.
+    await this.stopWork(externalId);
     const host = await this.options.hosts.host(entry.target, options);
     const record = await this.hostRecord(host, externalId);
     if (record?.binDir) await this.cluster(host, record).destroy(options.signal);
