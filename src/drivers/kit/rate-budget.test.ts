@@ -103,7 +103,8 @@ describe('the rate scale (CAIRN_VENDOR_RATE_SCALE)', () => {
       await budget.take();
       await budget.take();
       expect(budget.stats.waitedMs, 'the second request waited for a tenth of a second’s refill, not a second’s').toBeGreaterThan(0);
-      expect(budget.stats.waitedMs).toBeLessThanOrEqual(100);
+      // Unscaled, the wait would be a whole second; the margin leaves room for a loaded machine's timers.
+      expect(budget.stats.waitedMs).toBeLessThan(600);
     } finally {
       vi.unstubAllEnvs();
     }
