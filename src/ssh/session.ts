@@ -161,9 +161,21 @@ function commandLine(argv: readonly string[], env: Record<string, string> | unde
   return shellCommand(['env', ...pairs.map(([name, value]) => `${name}=${value}`), ...argv]);
 }
 
+/** How a command's channel ended, recorded from the moment it opens. */
+const exitOf = new WeakMap<ClientChannel, { code: number | null; signal: string | undefined }>();
+
+/**
+ * Opens an exec channel. Its exit status is recorded in the open callback itself: ssh2 may parse
+ * the open confirmation and a fast command's exit status from one packet read, emitting 'exit'
+ * before an `await` of this promise resumes, where a listener added then would miss it.
+ */
 function execChannel(client: Client, command: string): Promise<ClientChannel> {
   return new Promise((resolve, reject) => {
-    client.exec(command, (error, channel) => (error ? reject(error) : resolve(channel)));
+    client.exec(command, (error, channel) => {
+      if (error) return reject(error);
+      channel.on('exit', (code: number | null, signalName?: string) => exitOf.set(channel, { code, signal: signalName ?? undefined }));
+      resolve(channel);
+    });
   });
 }
 
@@ -382,12 +394,7 @@ export class SshSession {
     const onAbort = (): void => kill(new RemoteCommandAbortedError(command, 'aborted'));
     options.signal?.addEventListener('abort', onAbort, { once: true });
 
-    let exitCode: number | null = null;
-    let exitSignal: string | undefined;
-    channel.on('exit', (code: number | null, signalName?: string) => {
-      exitCode = code;
-      exitSignal = signalName ?? undefined;
-    });
+
     const closed = new Promise<void>((resolve) =>
       channel.once('close', () => {
         const held = pidLine.flush();
@@ -403,6 +410,9 @@ export class SshSession {
         stdout.destroy(killedBy);
         throw killedBy;
       }
+      const exit = exitOf.get(channel);
+      const exitCode = exit?.code ?? null;
+      const exitSignal = exit?.signal;
       if (exitCode === 0 || (options.allowFailure && exitCode !== null)) return exitCode;
       throw new RemoteCommandError(command, exitCode, stderrTail.text(), exitSignal);
     });
