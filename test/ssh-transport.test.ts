@@ -17,6 +17,7 @@ import {
   RemoteCommandAbortedError,
   RemoteCommandError,
   RUN_STDOUT_CAP,
+  SshConnectError,
   SshConnections,
   type SshIdentity,
   type SshTarget,
@@ -258,6 +259,8 @@ describe.skipIf(unavailable !== undefined)('SSH transport against a loopback ssh
     expect(error.message).toContain(`authentication failed`);
     expect(error.message).toContain(`user "${sshd.user}"`);
     expect(error.message).toContain(stranger.fingerprint);
+    expect(error).toBeInstanceOf(SshConnectError);
+    expect((error as SshConnectError).refusedKey).toBe(true);
   });
 
   it('says connection refused for a port nothing listens on', async () => {

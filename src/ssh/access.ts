@@ -35,16 +35,12 @@ const INSTALL_KEY_SCRIPT = [
   'grep -qxF -- "$1" "$f" || printf "%s\\n" "$1" >> "$f"',
 ].join('\n');
 
-function refusedKey(error: unknown): boolean {
-  return error instanceof SshConnectError && (error.cause as { level?: string } | undefined)?.level === 'client-authentication';
-}
-
 /** A session on `target` as the tenant's runtime identity (the previous one during a rotation, moving the host on to the current key). */
 export async function sessionOn(access: SshAccess, target: SshTarget): Promise<SshSession> {
   try {
     return await access.connections.session(target, await access.identity(), access.pins);
   } catch (error) {
-    const rotation = refusedKey(error) ? await access.rotation?.() : null;
+    const rotation = error instanceof SshConnectError && error.refusedKey ? await access.rotation?.() : null;
     if (!rotation) throw error;
     const old = await access.connections.session(target, rotation.previous, access.pins);
     await old.run(['sh', '-c', INSTALL_KEY_SCRIPT, 'sh', rotation.currentPublicKey.trim()], { timeoutMs: 30_000 });

@@ -55,9 +55,13 @@ export async function guardedAddressOf(host: string): Promise<string> {
 
 /** Connecting failed: the message says why (refused, timed out, auth failed, ...). */
 export class SshConnectError extends Error {
-  constructor(message: string, readonly retryable: boolean, options?: { cause?: unknown }) {
+  /** The host refused the key: it does not (yet) have it in the user's authorized_keys. */
+  readonly refusedKey: boolean;
+
+  constructor(message: string, readonly retryable: boolean, options?: { cause?: unknown; refusedKey?: boolean }) {
     super(message, options);
     this.name = 'SshConnectError';
+    this.refusedKey = options?.refusedKey ?? false;
   }
 }
 
@@ -310,7 +314,7 @@ function mapConnectError(error: Error & ClientErrorExtensions & { code?: string 
     return new SshConnectError(
       `ssh to ${label}: authentication failed: the server refused user ${JSON.stringify(user)} with key ${fingerprint} (is that public key in the user's authorized_keys?)`,
       false,
-      { cause: error },
+      { cause: error, refusedKey: true },
     );
   }
   return new SshConnectError(`ssh to ${label}: ${error.message}`, false, { cause: error });

@@ -7,7 +7,7 @@ import { sshDriverError } from './ssh-errors.js';
 describe('SSH failures as driver errors', () => {
   it('retries what may pass: an unreachable host, and a key the host does not know yet', () => {
     expect(sshDriverError(new SshConnectError('ssh to a: connection refused', true))).toBeInstanceOf(VendorUnavailableError);
-    const refused = new SshConnectError('ssh to a: authentication failed', false, { cause: Object.assign(new Error('All configured authentication methods failed'), { level: 'client-authentication' }) });
+    const refused = new SshConnectError('ssh to a: authentication failed', false, { refusedKey: true });
     expect(sshDriverError(refused)).toBeInstanceOf(VendorUnavailableError);
   });
 

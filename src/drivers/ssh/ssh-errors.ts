@@ -8,15 +8,11 @@ import { SshConnectError } from '../../ssh/connection-pool.js';
 import { HostKeyChangedError } from '../../ssh/host-keys.js';
 import { VendorRejectedError, VendorUnavailableError } from '../errors.js';
 
-function refusedKey(error: SshConnectError): boolean {
-  return (error.cause as { level?: string } | undefined)?.level === 'client-authentication';
-}
-
 /** The driver error for a failure to reach a host over SSH; anything else is returned as it is. */
 export function sshDriverError(error: unknown): unknown {
   if (error instanceof HostKeyChangedError) return new VendorRejectedError(error.message, { cause: error, field: 'host' });
   if (error instanceof SshConnectError) {
-    if (error.retryable || refusedKey(error)) return new VendorUnavailableError(error.message, { cause: error });
+    if (error.retryable || error.refusedKey) return new VendorUnavailableError(error.message, { cause: error });
     return new VendorRejectedError(error.message, { cause: error, field: 'host' });
   }
   return error;
