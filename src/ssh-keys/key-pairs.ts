@@ -6,7 +6,8 @@
  * exactly as `ssh-keygen -l` prints them (`SHA256:` and the unpadded base64 of the blob's
  * SHA-256).
  */
-import { createHash, createPublicKey, generateKeyPairSync, randomBytes } from 'node:crypto';
+import { createPublicKey, generateKeyPairSync, randomBytes } from 'node:crypto';
+import { fingerprintOfKeyBlob } from '../ssh/host-keys.js';
 
 /** What cairn generates: ED25519 (the default) or RSA. */
 export type GeneratedAlgorithm = 'ed25519' | 'rsa';
@@ -94,7 +95,7 @@ function finishPair(algorithm: GeneratedAlgorithm, bits: number, type: string, b
     bits,
     publicKey: authorizedKeysLine(type, blob, comment),
     privateKey: openSshPrivateKey(blob, secret, comment),
-    fingerprint: fingerprintOfBlob(blob),
+    fingerprint: fingerprintOfKeyBlob(blob),
   };
 }
 
@@ -121,10 +122,6 @@ function openSshPrivateKey(publicBlob: Buffer, secretFields: Buffer[], comment: 
 /** `SHA256:` and the unpadded base64 of the SHA-256 of the key blob, as `ssh-keygen -l` prints it. */
 export function fingerprint(publicKey: string): string {
   return parsePublicKey(publicKey).fingerprint;
-}
-
-function fingerprintOfBlob(blob: Buffer): string {
-  return `SHA256:${createHash('sha256').update(blob).digest('base64').replace(/=+$/, '')}`;
 }
 
 const TYPE_NAMES = PUBLIC_KEY_TYPES.join(', ');
@@ -182,7 +179,7 @@ export function parsePublicKey(text: string): ParsedPublicKey {
     blob,
     comment,
     publicKey: authorizedKeysLine(type, blob, comment),
-    fingerprint: fingerprintOfBlob(blob),
+    fingerprint: fingerprintOfKeyBlob(blob),
   };
 }
 

@@ -75,7 +75,8 @@ interface PooledConnection {
   lastUsed: number;
 }
 
-function identityFingerprint(identity: SshIdentity): string {
+/** The fingerprint of an identity's public half, as `ssh-keygen -l` prints it; throws, saying which formats work, for a key ssh2 cannot read. */
+export function identityFingerprint(identity: SshIdentity): string {
   const parsed = ssh2.utils.parseKey(identity.privateKey, identity.passphrase);
   if (parsed instanceof Error) {
     const pkcs8 = /-----BEGIN (ENCRYPTED )?PRIVATE KEY-----/.test(identity.privateKey);

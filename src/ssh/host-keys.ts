@@ -26,16 +26,6 @@ export function fingerprintOfKeyBlob(blob: Buffer): string {
   return `SHA256:${createHash('sha256').update(blob).digest('base64').replace(/=+$/, '')}`;
 }
 
-/** The fingerprint of a public key written as an authorized_keys line (`ssh-ed25519 AAAA... comment`). */
-export function fingerprintOfPublicKey(line: string): string {
-  const fields = line.trim().split(/\s+/);
-  const blob = fields[1] ?? '';
-  if (!/^ssh-|^ecdsa-|^sk-/.test(fields[0] ?? '') || !/^[A-Za-z0-9+/]+=*$/.test(blob)) {
-    throw new Error(`not an OpenSSH public key line (expected "<type> <base64> [comment]"): ${JSON.stringify(line.slice(0, 60))}`);
-  }
-  return fingerprintOfKeyBlob(Buffer.from(blob, 'base64'));
-}
-
 /** A host presented a key other than the one pinned for it: nothing was sent to it. */
 export class HostKeyChangedError extends Error {
   constructor(

@@ -6,7 +6,6 @@
 export { SshConnections, SshConnectError, type SshConnectionsOptions, type SshIdentity, type SshTarget } from './connection-pool.js';
 export {
   fingerprintOfKeyBlob,
-  fingerprintOfPublicKey,
   HostKeyChangedError,
   hostIdOf,
   MemoryHostKeyPins,

@@ -10,8 +10,7 @@ import { existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, 
 import { createConnection, createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import ssh2 from 'ssh2';
-import { fingerprintOfPublicKey } from '../../src/ssh/host-keys.js';
+import { fingerprint, generateKeyPair } from '../../src/ssh-keys/key-pairs.js';
 
 export const SSHD_PATH = '/usr/sbin/sshd';
 
@@ -67,10 +66,9 @@ export interface RunningSshd {
 
 /** A client key pair for tests: OpenSSH private key, authorized_keys line, fingerprint. */
 export function makeClientKeyPair(comment = 'cairn-test'): { privateKey: string; publicKey: string; fingerprint: string } {
-  // ssh2 drops a leading zero byte of the public key about once in 256 pairs, making a private key its own parser refuses: make another.
-  let pair = ssh2.utils.generateKeyPairSync('ed25519', { comment });
-  while (ssh2.utils.parseKey(pair.private) instanceof Error) pair = ssh2.utils.generateKeyPairSync('ed25519', { comment });
-  return { privateKey: pair.private, publicKey: pair.public, fingerprint: fingerprintOfPublicKey(pair.public) };
+  // cairn's own generator, as for the runtime keys it logs in with.
+  const { privateKey, publicKey, fingerprint } = generateKeyPair({ comment });
+  return { privateKey, publicKey, fingerprint };
 }
 
 async function freePort(): Promise<number> {
@@ -189,7 +187,7 @@ export async function startSshd(options: SshdOptions): Promise<RunningSshd> {
 
   const readHostKey = (): { line: string; fingerprint: string } => {
     const line = readFileSync(`${hostKey}.pub`, 'utf8').trim();
-    return { line, fingerprint: fingerprintOfPublicKey(line) };
+    return { line, fingerprint: fingerprint(line) };
   };
 
   await launch();

@@ -17,9 +17,8 @@ import { isIPv4, isIPv6 } from 'node:net';
 import type { CallOptions, CloudDriver, CredentialTest, ExternalClient, ExternalRef, PowerAction, Region, ServerDesired, ServerMetrics, ServerObserved, Size } from '../contract.js';
 import { VendorRejectedError, VendorUnavailableError } from '../errors.js';
 import { sessionOn, type SshAccess } from '../../ssh/access.js';
-import { SshConnectError, type SshTarget } from '../../ssh/connection-pool.js';
-import { fingerprintOfKeyBlob, HostKeyChangedError } from '../../ssh/host-keys.js';
-import ssh2, { type ParsedKey } from 'ssh2';
+import { identityFingerprint, SshConnectError, type SshTarget } from '../../ssh/connection-pool.js';
+import { HostKeyChangedError } from '../../ssh/host-keys.js';
 import { readProcMetrics } from '../../ssh/proc-metrics.js';
 import { RemoteCommandAbortedError } from '../../ssh/session.js';
 import { targetLabel, type SshHosts } from './hosts.js';
@@ -66,15 +65,6 @@ export function sshFailure(error: unknown, label: string): Error {
   const message = `${(error as Error).message}`;
   if (error instanceof RemoteCommandAbortedError) return new VendorUnavailableError(`on ${label}: ${message}`, { cause: error });
   return new VendorRejectedError(`on ${label}: ${message}`, { cause: error });
-}
-
-/** The SHA256 fingerprint of a private key's public half, as `ssh-keygen -l` prints it. */
-function publicFingerprintOf(privateKey: string): string {
-  const parsed = ssh2.utils.parseKey(privateKey);
-  if (parsed instanceof Error) throw parsed;
-  const key: ParsedKey | undefined = Array.isArray(parsed) ? (parsed as ParsedKey[])[0] : parsed;
-  if (!key) throw new Error('no key found in it');
-  return fingerprintOfKeyBlob(key.getPublicSSH());
 }
 
 /** The checks before adopting, in one round trip (a constant script; the marker's path is $1): `uname -sm`, `id -u`, then the marker if any. */
@@ -267,7 +257,7 @@ export class SshCloudDriver implements CloudDriver {
   async testCredentials(): Promise<CredentialTest> {
     let fingerprint: string;
     try {
-      fingerprint = publicFingerprintOf((await this.options.access.identity()).privateKey);
+      fingerprint = identityFingerprint(await this.options.access.identity());
     } catch (error) {
       return { ok: false, message: `cairn's runtime SSH key for this tenant cannot be read: ${(error as Error).message}` };
     }
