@@ -16,11 +16,10 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Store } from '../src/store/store.js';
 import { collect, REPO_ROOT, runCairn, spawnCairn } from './support/cairn-process.js';
 import { crashSeed, seededRandom } from './support/seeded-random.js';
-import { sshdUnavailable, startSshd, type RunningSshd } from './support/sshd.js';
+import { startSshd, type RunningSshd } from './support/sshd.js';
 import { until } from './support/until.js';
 
 const KILLS = Number(process.env.CAIRN_CRASH_SSH_KILLS ?? 6);
-const unavailable = sshdUnavailable();
 
 const root = mkdtempSync(join(tmpdir(), 'cairn-crash-ssh-'));
 const example = join(root, 'example');
@@ -102,7 +101,7 @@ function expectNothingDoubled(context: string): void {
   expect(filesIn('databases').filter((id) => !recorded.has(id)), `${context}: clusters without a record ${world()}`).toEqual([]);
 }
 
-describe.skipIf(unavailable !== undefined)('SIGKILL of cairn serve with a database and an app on a host over SSH', () => {
+describe('SIGKILL of cairn serve with a database and an app on a host over SSH', () => {
   beforeAll(async () => {
     chmodSync(root, 0o711);
     mkdirSync(manifests);

@@ -13,11 +13,10 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Store } from '../src/store/store.js';
 import { REPO_ROOT, runCairn } from './support/cairn-process.js';
-import { sshdUnavailable, startSshd, type RunningSshd } from './support/sshd.js';
+import { startSshd, type RunningSshd } from './support/sshd.js';
 
-const unavailable = sshdUnavailable();
 
-describe.skipIf(unavailable !== undefined)('cairn apply examples/ssh against a host reached over SSH', () => {
+describe('cairn apply examples/ssh against a host reached over SSH', () => {
   const root = mkdtempSync(join(tmpdir(), 'cairn-ssh-apply-'));
   const dataDir = join(root, 'state');
   const runtimeDir = join(root, 'host-runtime');

@@ -22,10 +22,8 @@ import type { SshRuntimeOptions } from '../src/drivers/ssh/runtime-options.js';
 import { waitUntil } from '../src/drivers/waiting.contract.js';
 import { MemoryHostKeyPins, SshConnections } from '../src/ssh/index.js';
 import type { SshAccess } from '../src/ssh/access.js';
-import { sshdUnavailable } from './support/sshd.js';
 import { startSshRuntimeFixture, type SshRuntimeFixture } from './support/ssh-runtime-fixture.js';
 
-const unavailable = sshdUnavailable();
 
 const SERVER_JS = `
 const http = require('http');
@@ -43,8 +41,8 @@ function makeAppSource(): string {
   return dir;
 }
 
-const sourceDir = unavailable === undefined ? makeAppSource() : '';
-process.env.CAIRN_LOCAL_SOURCE_DIRS = sourceDir || tmpdir();
+const sourceDir = makeAppSource();
+process.env.CAIRN_LOCAL_SOURCE_DIRS = sourceDir;
 
 function driverOf(apps: SshApps, vendor: string): RuntimeDriver {
   const databases = new Proxy({}, { get: () => () => Promise.reject(new Error('databases are not under test')) }) as RuntimeDriver['databases'];
@@ -93,26 +91,23 @@ function pgrep(marker: string): string[] {
   }
 }
 
-if (unavailable === undefined) {
-  runRuntimeDriverContract('the SSH runtime (apps)', async () => {
-    const contractFixture = await startSshRuntimeFixture();
-    const apps = new SshApps(contractFixture.options);
-    const fixture = contractFixture;
-    return {
-      driver: driverOf(apps, 'ssh'), placement: fixture.placement,
-      async cleanup() {
-        sweep(fixture.runtimeDir);
-        await fixture.cleanup();
-      },
-    };
-  }, {
-    parts: ['apps'],
-    settleTimeoutMs: 20_000,
-    app: { source: { path: sourceDir }, build: 'test -f server.js', command: 'exec node server.js', healthCheckPath: '/healthz' },
-  });
-}
+runRuntimeDriverContract('the SSH runtime (apps)', async () => {
+  const fixture = await startSshRuntimeFixture();
+  const apps = new SshApps(fixture.options);
+  return {
+    driver: driverOf(apps, 'ssh'), placement: fixture.placement,
+    async cleanup() {
+      sweep(fixture.runtimeDir);
+      await fixture.cleanup();
+    },
+  };
+}, {
+  parts: ['apps'],
+  settleTimeoutMs: 20_000,
+  app: { source: { path: sourceDir }, build: 'test -f server.js', command: 'exec node server.js', healthCheckPath: '/healthz' },
+});
 
-describe.skipIf(unavailable !== undefined)('the SSH runtime\'s apps on a host', () => {
+describe('the SSH runtime\'s apps on a host', () => {
   let fixture: SshRuntimeFixture;
   let apps: SshApps;
   let options: SshRuntimeOptions;

@@ -17,9 +17,7 @@ import { sshVendor } from '../src/drivers/ssh/index.js';
 import type { CloudDriver } from '../src/drivers/contract.js';
 import { REPO_ROOT } from './support/cairn-process.js';
 import { startSshRuntimeFixture, type SshRuntimeFixture } from './support/ssh-runtime-fixture.js';
-import { sshdUnavailable } from './support/sshd.js';
 
-const unavailable = sshdUnavailable();
 const EXAMPLE = join(REPO_ROOT, 'examples', 'ssh');
 
 describe('examples/ssh', () => {
@@ -37,7 +35,7 @@ describe('examples/ssh', () => {
   });
 });
 
-describe.skipIf(unavailable !== undefined)('examples/ssh: its Server against a loopback sshd', () => {
+describe('examples/ssh: its Server against a loopback sshd', () => {
   let fx: SshRuntimeFixture;
   let driver: CloudDriver;
   let spec: ServerSpec;

@@ -9,11 +9,10 @@ import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { sessionOn, type SshAccess } from '../src/ssh/access.js';
 import { MemoryHostKeyPins, SshConnections } from '../src/ssh/index.js';
-import { makeClientKeyPair, sshdUnavailable, startSshd, type RunningSshd } from './support/sshd.js';
+import { makeClientKeyPair, startSshd, type RunningSshd } from './support/sshd.js';
 
-const unavailable = sshdUnavailable();
 
-describe.skipIf(unavailable !== undefined)('the runtime key during a rotation', () => {
+describe('the runtime key during a rotation', () => {
   const cleanups: Array<() => Promise<void>> = [];
   afterAll(async () => {
     for (const cleanup of cleanups.reverse()) await cleanup();

@@ -12,9 +12,7 @@ import type { CloudDriver, ServerObserved } from '../src/drivers/contract.js';
 import { UnsupportedError, VendorUnavailableError } from '../src/drivers/errors.js';
 import { withSshMetrics } from '../src/drivers/ssh/ssh-metrics.js';
 import { startSshRuntimeFixture, type SshRuntimeFixture } from './support/ssh-runtime-fixture.js';
-import { sshdUnavailable } from './support/sshd.js';
 
-const unavailable = sshdUnavailable();
 
 /** A vendor without a metrics API whose one server, `srv-1`, has the address 127.0.0.1. */
 function vendorWithoutMetrics(): CloudDriver {
@@ -39,7 +37,7 @@ async function closedPort(): Promise<number> {
   });
 }
 
-describe.skipIf(unavailable !== undefined)('server metrics over SSH when the vendor has none', () => {
+describe('server metrics over SSH when the vendor has none', () => {
   let fx: SshRuntimeFixture;
 
   beforeAll(async () => {

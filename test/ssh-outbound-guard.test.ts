@@ -7,9 +7,8 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { outboundRefusal } from '../src/net/guarded-fetch.js';
 import { MemoryHostKeyPins, SshConnectError, SshConnections, type SshIdentity } from '../src/ssh/index.js';
-import { makeClientKeyPair, sshdUnavailable, startSshd, type RunningSshd } from './support/sshd.js';
+import { makeClientKeyPair, startSshd, type RunningSshd } from './support/sshd.js';
 
-const unavailable = sshdUnavailable();
 
 async function rejection(promise: Promise<unknown>): Promise<Error> {
   const outcome = await promise.then(() => undefined, (error: unknown) => error);
@@ -17,7 +16,7 @@ async function rejection(promise: Promise<unknown>): Promise<Error> {
   return outcome;
 }
 
-describe.skipIf(unavailable !== undefined)('the outbound guard on SSH connections', () => {
+describe('the outbound guard on SSH connections', () => {
   const client = makeClientKeyPair('cairn-guard-test');
   const identity: SshIdentity = { privateKey: client.privateKey };
   const saved = process.env['CAIRN_ALLOW_PRIVATE_ENDPOINTS'];

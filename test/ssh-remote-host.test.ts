@@ -8,12 +8,10 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parseFacts } from '../src/drivers/ssh/remote-host.js';
 import { RuntimeIndex } from '../src/drivers/ssh/runtime-index.js';
-import { sshdUnavailable } from './support/sshd.js';
 import { startSshRuntimeFixture, type SshRuntimeFixture } from './support/ssh-runtime-fixture.js';
 
-const unavailable = sshdUnavailable();
 
-describe.skipIf(unavailable !== undefined)('the SSH runtime on a host', () => {
+describe('the SSH runtime on a host', () => {
   let fixture: SshRuntimeFixture;
 
   beforeAll(async () => {

@@ -28,10 +28,8 @@ import { driverPoolFor } from '../src/reconcile/driver-pool.js';
 import { Store } from '../src/store/store.js';
 import { startApiServer, type ApiServer } from './support/api-server.js';
 import { validateResponse } from './support/openapi-document.js';
-import { sshdUnavailable } from './support/sshd.js';
 import { startSshRuntimeFixture, type SshRuntimeFixture } from './support/ssh-runtime-fixture.js';
 
-const unavailable = sshdUnavailable();
 const PASSWORD = 'correct horse battery staple';
 const upgradeHeaders: Array<Record<string, string | string[] | undefined>> = [];
 
@@ -60,7 +58,7 @@ interface Refused {
   headers: Record<string, string | string[] | undefined>;
 }
 
-describe.skipIf(unavailable !== undefined)('the terminal: WebSocket ↔ SSH shell', () => {
+describe('the terminal: WebSocket ↔ SSH shell', () => {
   let fixture: SshRuntimeFixture;
   let dir: string;
   let store: Store;

@@ -23,9 +23,8 @@ import {
   type SshTarget,
 } from '../src/ssh/index.js';
 import { HOSTILE_ARGUMENTS } from './support/hostile-arguments.js';
-import { makeClientKeyPair, sshdUnavailable, startSshd, type RunningSshd } from './support/sshd.js';
+import { makeClientKeyPair, startSshd, type RunningSshd } from './support/sshd.js';
 
-const unavailable = sshdUnavailable();
 
 /** Whether any process's command line holds `marker` (pgrep -f). */
 function processWith(marker: string): boolean {
@@ -72,7 +71,7 @@ function randomSource(size: number): { stream: Readable; digest: () => string } 
   return { stream, digest: () => hash.digest('hex') };
 }
 
-describe.skipIf(unavailable !== undefined)('SSH transport against a loopback sshd', () => {
+describe('SSH transport against a loopback sshd', () => {
   const client = makeClientKeyPair('cairn-transport-test');
   const identity: SshIdentity = { privateKey: client.privateKey };
   // An RSA key in PKCS#1 PEM ("BEGIN RSA PRIVATE KEY"), the other format ssh2 reads.

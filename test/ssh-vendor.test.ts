@@ -18,9 +18,7 @@ import { sshVendor } from '../src/drivers/ssh/index.js';
 import { RuntimeIndex } from '../src/drivers/ssh/runtime-index.js';
 import { MemoryHostKeyPins, SshConnections } from '../src/ssh/index.js';
 import { startSshRuntimeFixture, type SshRuntimeFixture } from './support/ssh-runtime-fixture.js';
-import { sshdUnavailable } from './support/sshd.js';
 
-const unavailable = sshdUnavailable();
 
 async function rejection(promise: Promise<unknown>): Promise<Error> {
   const outcome = await promise.then(() => undefined, (error: unknown) => error);
@@ -46,7 +44,7 @@ async function until(check: () => boolean, ms = 5000): Promise<boolean> {
   return check();
 }
 
-describe.skipIf(unavailable !== undefined)('the ssh vendor: bring-your-own hosts over SSH', () => {
+describe('the ssh vendor: bring-your-own hosts over SSH', () => {
   let fx: SshRuntimeFixture;
   let driver: CloudDriver;
   let config: DriverConfig;
