@@ -9,15 +9,13 @@
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, unlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { ChildProcess } from 'node:child_process';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { processAlive } from '../src/drivers/local/orphaned-apps.js';
 import { postgresInstallations } from '../src/drivers/local/postgres-installations.js';
 import type { LocalState } from '../src/drivers/local/state-file.js';
-import { Store } from '../src/store/store.js';
-import { collect, spawnCairn } from './support/cairn-process.js';
+import { collect } from './support/cairn-process.js';
+import { killAtSeededMoments, startWatchingServe, workloadPhases, type WatchingServe } from './support/serve-crashes.js';
 import { stopLocalClusters } from './support/local-clusters.js';
-import { crashSeed, seededRandom } from './support/seeded-random.js';
 import { until } from './support/until.js';
 
 const KILLS = Number(process.env.CAIRN_CRASH_LOCAL_KILLS ?? 8);
@@ -83,29 +81,12 @@ function world(): string {
   return JSON.stringify({ databases: state.databases.map((d) => `${d.name}:${d.id}:${d.status}`), apps: state.apps.map((a) => `${a.name}:${a.id}`), clusters: clusterIds(), processes: appProcesses(APP) });
 }
 
-/** The phase of each declared database and app, as cairn records it (absent: not recorded). */
-function phases(): Record<string, string> {
-  const store = Store.open(dataDir);
-  try {
-    const result: Record<string, string> = {};
-    for (const kind of ['Database', 'App'] as const) {
-      for (const r of store.resources.list({ tenant: 'default', kind })) {
-        const ready = r.status.conditions.find((c) => c.type === 'Ready');
-        result[r.name] = r.status.observedGeneration === r.generation ? r.status.phase : `pending (${r.status.phase}: ${ready?.reason ?? ''} ${ready?.message ?? ''})`;
-      }
-    }
-    return result;
-  } finally {
-    store.close();
-  }
+function startServe(): WatchingServe {
+  return startWatchingServe(dataDir, manifests, ENV);
 }
 
-function startServe(): { child: ChildProcess; output: () => string } {
-  const child = spawnCairn(['serve', '--port', '0', '--data-dir', dataDir, '--watch', manifests], { env: ENV });
-  let output = '';
-  child.stdout?.on('data', (chunk: Buffer) => (output += chunk.toString()));
-  child.stderr?.on('data', (chunk: Buffer) => (output += chunk.toString()));
-  return { child, output: () => output };
+function phases(): Record<string, string> {
+  return workloadPhases(dataDir);
 }
 
 /** Every invariant that must hold whenever cairn is not running, whatever moment it died at. */
@@ -136,25 +117,10 @@ afterAll(async () => {
 
 describe('SIGKILL of cairn serve on the local vendor', () => {
   it(`never leaks or doubles a cluster or an app process over ${KILLS} kills, then converges and cleans up`, async () => {
-    const seed = crashSeed(`crash test against the local vendor, ${KILLS} kills`);
-    const random = seededRandom(seed);
-    let landed = 0;
-    for (let kill = 0; kill < KILLS; kill++) {
-      const withWorkloads = kill === 0 || random() < 0.65;
-      declare(withWorkloads);
-      const serve = startServe();
-      const done = collect(serve.child, { timeoutMs: 60_000 });
-      // The kill comes a random moment after serve starts reconciling, when cluster creation,
-      // app deploys, final backups and deletes are under way.
-      const delay = Math.floor(random() * 4000);
-      await until('serve to start reconciling', () => Promise.resolve(serve.output()), (text) => /reconciling/.test(text) || serve.child.exitCode !== null, 30_000);
-      await new Promise((resolve) => setTimeout(resolve, delay));
-      serve.child.kill('SIGKILL');
-      const result = await done;
-      if (result.signal === 'SIGKILL') landed++;
-      expectNothingLeakedOrDoubled(`seed ${seed}, run ${kill} (${withWorkloads ? 'declared' : 'removed'}) killed ${delay} ms into reconciling`);
-    }
-    expect(landed, `seed ${seed}: kills that interrupted a running serve`).toBe(KILLS);
+    const seed = await killAtSeededMoments({
+      label: 'crash test against the local vendor', kills: KILLS, declare, start: startServe,
+      afterKill: (context) => expectNothingLeakedOrDoubled(context),
+    });
 
     declare(true);
     const serve = startServe();

@@ -8,15 +8,14 @@
  * (apps outlive cairn on a host, so a rollout cut short may leave its new release running until
  * then), and removing them leaves no cluster, record or process behind.
  */
-import { chmodSync, cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, readlinkSync, rmSync, unlinkSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, readlinkSync, rmSync, unlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { ChildProcess } from 'node:child_process';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { Store } from '../src/store/store.js';
-import { collect, REPO_ROOT, runCairn, spawnCairn } from './support/cairn-process.js';
-import { crashSeed, seededRandom } from './support/seeded-random.js';
-import { startSshd, type RunningSshd } from './support/sshd.js';
+import { collect } from './support/cairn-process.js';
+import { killAtSeededMoments, startWatchingServe, workloadPhases, type WatchingServe } from './support/serve-crashes.js';
+import { sshExampleOnLoopback } from './support/ssh-example.js';
+import type { RunningSshd } from './support/sshd.js';
 import { until } from './support/until.js';
 
 const KILLS = Number(process.env.CAIRN_CRASH_SSH_KILLS ?? 6);
@@ -68,28 +67,12 @@ function world(): string {
   return JSON.stringify({ databases: hostRecords('databases'), clusters: filesIn('databases'), apps: hostRecords('apps'), processes: appProcesses() });
 }
 
-function phases(): Record<string, string> {
-  const store = Store.open(dataDir);
-  try {
-    const result: Record<string, string> = {};
-    for (const kind of ['Database', 'App'] as const) {
-      for (const r of store.resources.list({ tenant: 'default', kind })) {
-        const ready = r.status.conditions.find((c) => c.type === 'Ready');
-        result[r.name] = r.status.observedGeneration === r.generation ? r.status.phase : `pending (${r.status.phase}: ${ready?.reason ?? ''} ${ready?.message ?? ''})`;
-      }
-    }
-    return result;
-  } finally {
-    store.close();
-  }
+function startServe(): WatchingServe {
+  return startWatchingServe(dataDir, manifests, ENV, root);
 }
 
-function startServe(): { child: ChildProcess; output: () => string } {
-  const child = spawnCairn(['serve', '--port', '0', '--data-dir', dataDir, '--watch', manifests], { env: ENV, cwd: root });
-  let output = '';
-  child.stdout?.on('data', (chunk: Buffer) => (output += chunk.toString()));
-  child.stderr?.on('data', (chunk: Buffer) => (output += chunk.toString()));
-  return { child, output: () => output };
+function phases(): Record<string, string> {
+  return workloadPhases(dataDir);
 }
 
 /** What must hold whenever cairn is not running, whatever moment it died at. */
@@ -103,16 +86,8 @@ function expectNothingDoubled(context: string): void {
 
 describe('SIGKILL of cairn serve with a database and an app on a host over SSH', () => {
   beforeAll(async () => {
-    chmodSync(root, 0o711);
     mkdirSync(manifests);
-    cpSync(join(REPO_ROOT, 'examples', 'ssh'), example, { recursive: true });
-    const keys = await runCairn(['ssh-keys', 'runtime', '--data-dir', dataDir]);
-    const publicKey = keys.stdout.split('\n').find((line) => line.startsWith('ssh-ed25519 '));
-    if (!publicKey) throw new Error(`cairn ssh-keys runtime printed no key:\n${keys.stdout}\n${keys.stderr}`);
-    sshd = await startSshd({ authorizedKeys: [publicKey], setEnv: { CAIRN_RUNTIME_DIR: runtimeDir } });
-    const server = readFileSync(join(example, 'server.yaml'), 'utf8').replace(/host: .*/, `host: ${sshd.host}`).replace(/port: .*/, `port: ${sshd.port}`).replace(/user: .*/, `user: ${sshd.user}`);
-    writeFileSync(join(example, 'server.yaml'), server);
-    writeFileSync(join(example, 'app.yaml'), readFileSync(join(example, 'app.yaml'), 'utf8').replace('path: examples/ssh/hello', `path: ${join(example, 'hello')}`));
+    sshd = await sshExampleOnLoopback({ dataDir, runtimeDir, exampleDir: example });
   });
 
   afterAll(async () => {
@@ -127,23 +102,10 @@ describe('SIGKILL of cairn serve with a database and an app on a host over SSH',
   }, 120_000);
 
   it(`never doubles a cluster or an app over ${KILLS} kills, then converges and cleans up`, async () => {
-    const seed = crashSeed(`crash test over SSH, ${KILLS} kills`);
-    const random = seededRandom(seed);
-    let landed = 0;
-    for (let kill = 0; kill < KILLS; kill++) {
-      const withWorkloads = kill === 0 || random() < 0.65;
-      declare(withWorkloads);
-      const serve = startServe();
-      const done = collect(serve.child, { timeoutMs: 60_000 });
-      const delay = Math.floor(random() * 4000);
-      await until('serve to start reconciling', () => Promise.resolve(serve.output()), (text) => /reconciling/.test(text) || serve.child.exitCode !== null, 30_000);
-      await new Promise((resolve) => setTimeout(resolve, delay));
-      serve.child.kill('SIGKILL');
-      const result = await done;
-      if (result.signal === 'SIGKILL') landed++;
-      expectNothingDoubled(`seed ${seed}, run ${kill} (${withWorkloads ? 'declared' : 'removed'}) killed ${delay} ms into reconciling`);
-    }
-    expect(landed, `seed ${seed}: kills that interrupted a running serve`).toBe(KILLS);
+    const seed = await killAtSeededMoments({
+      label: 'crash test over SSH', kills: KILLS, declare, start: startServe,
+      afterKill: (context) => expectNothingDoubled(context),
+    });
 
     declare(true);
     const serve = startServe();

@@ -7,14 +7,14 @@
  * database reachable; `cairn delete` of the Database and App leaves no cluster and no app
  * process on the host.
  */
-import { chmodSync, cpSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Store } from '../src/store/store.js';
-import { REPO_ROOT, runCairn } from './support/cairn-process.js';
-import { startSshd, type RunningSshd } from './support/sshd.js';
-
+import { runCairn } from './support/cairn-process.js';
+import { sshExampleOnLoopback } from './support/ssh-example.js';
+import type { RunningSshd } from './support/sshd.js';
 
 describe('cairn apply examples/ssh against a host reached over SSH', () => {
   const root = mkdtempSync(join(tmpdir(), 'cairn-ssh-apply-'));
@@ -25,21 +25,7 @@ describe('cairn apply examples/ssh against a host reached over SSH', () => {
   const cairn = (...args: string[]) => runCairn([...args, '--data-dir', dataDir], { cwd: root, env: { CAIRN_POLL_MS: '200', CAIRN_LOCAL_SOURCE_DIRS: root }, timeoutMs: 300_000 });
 
   beforeAll(async () => {
-    // The host's PostgreSQL runs as the postgres user, which must reach the runtime directory inside.
-    chmodSync(root, 0o711);
-    cpSync(join(REPO_ROOT, 'examples', 'ssh'), manifests, { recursive: true });
-    const keys = await cairn('ssh-keys', 'runtime');
-    expect(keys.code, keys.stderr).toBe(0);
-    const publicKey = keys.stdout.split('\n').find((line) => line.startsWith('ssh-ed25519 '));
-    if (!publicKey) throw new Error(`cairn ssh-keys runtime printed no key:\n${keys.stdout}`);
-    sshd = await startSshd({ authorizedKeys: [publicKey], setEnv: { CAIRN_RUNTIME_DIR: runtimeDir } });
-    const server = readFileSync(join(manifests, 'server.yaml'), 'utf8')
-      .replace(/host: .*/, `host: ${sshd.host}`)
-      .replace(/port: .*/, `port: ${sshd.port}`)
-      .replace(/user: .*/, `user: ${sshd.user}`);
-    writeFileSync(join(manifests, 'server.yaml'), server);
-    // The app's source, relative to where cairn runs.
-    writeFileSync(join(manifests, 'app.yaml'), readFileSync(join(manifests, 'app.yaml'), 'utf8').replace('path: examples/ssh/hello', `path: ${join(manifests, 'hello')}`));
+    sshd = await sshExampleOnLoopback({ dataDir, runtimeDir, exampleDir: manifests });
   });
 
   afterAll(async () => {
