@@ -104,7 +104,7 @@ describe('the terminal: WebSocket ↔ SSH shell', () => {
     ids.otherHost = put(ids['tenant:other']!, serverOn('host', 'byo'), sshServerId(fixture.target));
 
     // The production shell source, with the SSH access the pool gives an ssh Provider.
-    terminals = { shells: sshShellsFor({ sshAccessFor: () => fixture.access }), sessions: new TerminalSessions({ audit: store.auditLog }) };
+    terminals = { shells: sshShellsFor({ sshAccessFor: () => Promise.resolve(fixture.access) }), sessions: new TerminalSessions({ audit: store.auditLog }) };
     const app = createApiApp({
       store, auth, drivers: driverPoolFor(store, dir, 1_000), terminals,
       logger: createLogger({ level: 'silent' }), metrics: createMetricsRegistry(),

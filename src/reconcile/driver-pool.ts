@@ -16,15 +16,7 @@ import { environmentRefusal, LOCAL_VENDOR, localVendorRefusal, tenantMayUseHost 
 import { DEFAULT_CALL_DEADLINES, withDeadlines, type CallDeadlines } from './call-deadlines.js';
 import { durableBeforeCalls, type CommitBarrier } from './durable-drivers.js';
 import { StallError } from './errors.js';
-import type { HostKeyPins } from '../ssh/host-keys.js';
-import { SshConnections } from '../ssh/connection-pool.js';
-import { RuntimeKeys, type RuntimeKeyStorage } from '../ssh-keys/runtime-key.js';
-import { withSshMetrics } from '../drivers/ssh/ssh-metrics.js';
-
-/** The process's SSH connections for one pool. */
-function sshConnections(): SshConnections {
-  return new SshConnections();
-}
+import { TenantSshAccess, type TenantSshAccessStore } from './tenant-ssh-access.js';
 
 export const REASON_CREDENTIALS_MISSING = 'CredentialsMissing';
 export const REASON_CREDENTIALS_INVALID = 'CredentialsUnusable';
@@ -60,10 +52,8 @@ export interface DriverPoolOptions {
   tenantName?: (tenantId: string) => string | undefined;
   /** When given, every vendor call waits for this commit group first, and may open it again after (see durable-drivers.ts). */
   commits?: CommitBarrier;
-  /** How a tenant's drivers reach servers over SSH (its runtime key, its pinned host keys); see src/ssh/access.ts. */
-  sshAccess?: (tenantId: string) => SshAccess;
-  /** Called when the pool closes, after its drivers (releases what the pool's user shared with them). */
-  onClose?: () => Promise<void>;
+  /** How a tenant's drivers reach servers over SSH (tenant-ssh-access.ts); closed with the pool, after its drivers. */
+  ssh?: Pick<TenantSshAccess, 'forTenant' | 'close'>;
 }
 
 export class DriverPool {
@@ -76,14 +66,13 @@ export class DriverPool {
 
   async cloudFor(provider: StoredResource<'Provider'>): Promise<CloudDriver> {
     const entry = this.entryFor(provider);
-    // A vendor that reports no metrics has them read from the server over SSH.
-    entry.cloud ??= this.build(provider, entry, entry.vendor.createCloudDriver(entry.config).then((d) => this.wrap(withSshMetrics(d, entry.config.ssh))));
+    entry.cloud ??= this.build(provider, entry, this.configWithSsh(provider, entry).then(async (config) => this.wrap(await metricsOverSsh(await entry.vendor.createCloudDriver(config), config))));
     return entry.cloud;
   }
 
   async runtimeFor(provider: StoredResource<'Provider'>): Promise<RuntimeDriver> {
     const entry = this.entryFor(provider);
-    entry.runtime ??= this.build(provider, entry, entry.vendor.createRuntimeDriver(entry.config).then((d) => this.wrap(d)));
+    entry.runtime ??= this.build(provider, entry, this.configWithSsh(provider, entry).then((config) => entry.vendor.createRuntimeDriver(config)).then((d) => this.wrap(d)));
     return entry.runtime;
   }
 
@@ -109,15 +98,21 @@ export class DriverPool {
   }
 
   /** How the provider's drivers reach its servers over SSH (DriverConfig.ssh), when they do. */
-  sshAccessFor(provider: StoredResource<'Provider'>): SshAccess | undefined {
-    return this.entryFor(provider).config.ssh;
+  async sshAccessFor(provider: StoredResource<'Provider'>): Promise<SshAccess | undefined> {
+    return (await this.configWithSsh(provider, this.entryFor(provider))).ssh;
+  }
+
+  /** The entry's config with the tenant's SSH access in it (made on first need). */
+  private async configWithSsh(provider: StoredResource<'Provider'>, entry: CachedDrivers): Promise<DriverConfig> {
+    if (this.options.ssh && entry.config.ssh === undefined) entry.config.ssh = await this.options.ssh.forTenant(provider.tenant);
+    return entry.config;
   }
 
   async close(): Promise<void> {
     const entries = [...this.cache.values()];
     this.cache.clear();
     await Promise.all(entries.map((entry) => closeEntry(entry)));
-    await this.options.onClose?.();
+    await this.options.ssh?.close();
   }
 
   /**
@@ -146,7 +141,6 @@ export class DriverPool {
       dataDir: this.options.dataDir,
       requestTimeoutMs: this.options.requestTimeoutMs,
       dataKeys: this.options.dataKeys,
-      ...(this.options.sshAccess ? { ssh: this.options.sshAccess(provider.tenant) } : {}),
     };
     const entry: CachedDrivers = { fingerprint, config, vendor };
     this.cache.set(provider.uid, entry);
@@ -242,6 +236,13 @@ function parseBundle(text: string): VendorCredentials | undefined {
   return Object.freeze(Object.fromEntries(entries));
 }
 
+/** A cloud driver whose vendor reports no metrics gets them read from the server over SSH (loaded only then). */
+async function metricsOverSsh(driver: CloudDriver, config: DriverConfig): Promise<CloudDriver> {
+  if (driver.metricsUnsupported === undefined || config.ssh === undefined) return driver;
+  const { withSshMetrics } = await import('../drivers/ssh/ssh-metrics.js');
+  return withSshMetrics(driver, config.ssh);
+}
+
 async function closeEntry(entry: CachedDrivers): Promise<void> {
   const closing: Array<Promise<{ close(): Promise<void> }>> = [];
   for (const driver of [entry.cloud, entry.runtime, entry.managed]) if (driver !== undefined) closing.push(driver);
@@ -252,28 +253,10 @@ async function closeEntry(entry: CachedDrivers): Promise<void> {
  * What of a store a pool needs: its secrets (credentials, backup data keys), its tenants' names
  * (host access) and its commit group (vendor calls wait for what was written before them).
  */
-export interface DriverPoolStore extends RuntimeKeyStorage {
+export interface DriverPoolStore extends TenantSshAccessStore {
   secrets: SecretStore & DataKeyWrapper;
   tenants: { get(id: string): { name: string } | undefined };
   commits?: { committed(): Promise<void>; begin(): void };
-  sshHostKeys: { pinsFor(tenant: string): HostKeyPins };
-}
-
-/**
- * Each tenant's way onto servers over SSH: one pool of connections for the whole process (closed
- * with `close`), the tenant's runtime key (made on first need) and its host-key pins.
- */
-export function sshAccessFor(store: DriverPoolStore, connections: SshConnections): (tenantId: string) => SshAccess {
-  const keys = new RuntimeKeys(store);
-  return (tenant) => ({
-    connections,
-    pins: store.sshHostKeys.pinsFor(tenant),
-    identity: () => Promise.resolve({ privateKey: keys.runtimeKey(tenant).privateKey }),
-    rotation: () => {
-      const { current, previous } = keys.runtimeKeys(tenant);
-      return Promise.resolve(previous ? { previous: { privateKey: previous.privateKey, publicKey: previous.publicKey }, currentPublicKey: current.publicKey } : null);
-    },
-  });
 }
 
 /**
@@ -289,12 +272,10 @@ export function driverPoolFor(
   const commits = store.commits;
   const barrier: CommitBarrier | undefined =
     commits === undefined ? undefined : options.groupWrites === true ? commits : { committed: () => commits.committed() };
-  const connections = sshConnections();
   return new DriverPool({
     dataDir,
     requestTimeoutMs,
-    sshAccess: sshAccessFor(store, connections),
-    onClose: () => connections.close(),
+    ssh: new TenantSshAccess(store),
     secrets: store.secrets,
     dataKeys: store.secrets,
     tenantName: (id) => store.tenants.get(id)?.name,

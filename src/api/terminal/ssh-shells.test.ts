@@ -26,8 +26,8 @@ describe('sshShellsFor', () => {
   it('refuses, naming the provider, a server whose provider gives cairn no SSH access', async () => {
     const provider = store.resources.create('default', 'api', { apiVersion: 'cairn.dev/v1', kind: 'Provider', metadata: { name: 'sim' }, spec: { vendor: 'sandbox' } }) as StoredResource<'Provider'>;
     const server = store.resources.create('default', 'api', { apiVersion: 'cairn.dev/v1', kind: 'Server', metadata: { name: 'web-1' }, spec: { provider: 'sim', region: 'eu-1', size: 'small' } }) as StoredResource<'Server'>;
-    expect(drivers.sshAccessFor(provider)).toBeUndefined();
-    expect(storePool.sshAccessFor(provider)?.pins).toBeDefined();
+    expect(await drivers.sshAccessFor(provider)).toBeUndefined();
+    expect((await storePool.sshAccessFor(provider))?.pins).toBeDefined();
     const shell = sshShellsFor(drivers).shellFor(server, provider, { cols: 80, rows: 24 });
     await expect(shell).rejects.toThrow(VendorRejectedError);
     await expect(shell).rejects.toThrow(/provider sim \(vendor sandbox\) gives cairn no SSH access to its servers, so server web-1 has no terminal/);

@@ -16,7 +16,7 @@ import type { ShellSource } from './terminal-route.js';
 export function sshShellsFor(drivers: Pick<DriverPool, 'sshAccessFor'>): ShellSource {
   return {
     async shellFor(server: StoredResource<'Server'>, provider: StoredResource<'Provider'>, size: TerminalSize): Promise<ClientChannel> {
-      const access = drivers.sshAccessFor(provider);
+      const access = await drivers.sshAccessFor(provider);
       if (!access) throw new VendorRejectedError(`provider ${provider.name} (vendor ${provider.spec.vendor}) gives cairn no SSH access to its servers, so server ${server.name} has no terminal`);
       const address = server.status.endpoints?.ipv4;
       const target = serverTarget(server.status.externalId ?? '', typeof address === 'string' ? address : null);

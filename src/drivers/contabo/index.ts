@@ -15,7 +15,7 @@ import { CONTABO_AUTH, ContaboAccessToken, TOKEN_PATH, type ContaboCredentials }
 import { ContaboHttpClient } from './client.js';
 import { ContaboCloudDriver } from './cloud-driver.js';
 import { readError } from './wire-format.js';
-import { sshRuntimeDriver } from '../ssh/runtime-driver.js';
+import { sshRuntimeFor } from '../kit/ssh-runtime.js';
 
 export const CONTABO_API = 'https://api.contabo.com';
 
@@ -58,8 +58,7 @@ export const contaboVendor: Vendor = {
     return new ContaboCloudDriver(client, baseUrl);
   },
   // Databases and apps on its servers run over SSH.
-  // eslint-disable-next-line @typescript-eslint/require-await -- a refusal (no SSH access) is a rejected promise
-  async createRuntimeDriver(config: DriverConfig): Promise<RuntimeDriver> {
-    return sshRuntimeDriver('contabo', config);
+  createRuntimeDriver(config: DriverConfig): Promise<RuntimeDriver> {
+    return sshRuntimeFor('contabo', config);
   },
 };

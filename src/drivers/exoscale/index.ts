@@ -15,7 +15,7 @@ import { VendorHttpClient, type VendorErrorText } from '../kit/vendor-http.js';
 import { ExoscaleCloudDriver } from './cloud-driver.js';
 import { ExoscaleManagedDatabaseDriver } from './managed-databases.js';
 import { exoscaleAuthorization, SIGNATURE_LIFETIME_S } from './signature.js';
-import { sshRuntimeDriver } from '../ssh/runtime-driver.js';
+import { sshRuntimeFor } from '../kit/ssh-runtime.js';
 
 /** The API of a zone, as Exoscale's document names its servers. */
 export function zoneApi(zone: string): string {
@@ -82,8 +82,7 @@ export const exoscaleVendor: Vendor = {
     return new ExoscaleManagedDatabaseDriver(exoscaleApis(config), 500);
   },
   // Databases and apps on its servers run over SSH.
-  // eslint-disable-next-line @typescript-eslint/require-await -- a refusal (no SSH access) is a rejected promise
-  async createRuntimeDriver(config: DriverConfig): Promise<RuntimeDriver> {
-    return sshRuntimeDriver('exoscale', config);
+  createRuntimeDriver(config: DriverConfig): Promise<RuntimeDriver> {
+    return sshRuntimeFor('exoscale', config);
   },
 };

@@ -17,7 +17,7 @@ import { VendorHttpClient, type VendorErrorText } from '../kit/vendor-http.js';
 import { IonosCloudDriver } from './cloud-driver.js';
 import { sharedDatacenters } from './datacenters.js';
 import { IonosManagedDatabaseDriver } from './managed-databases.js';
-import { sshRuntimeDriver } from '../ssh/runtime-driver.js';
+import { sshRuntimeFor } from '../kit/ssh-runtime.js';
 
 export const IONOS_API = 'https://api.ionos.com/cloudapi/v6';
 
@@ -86,9 +86,8 @@ export const ionosVendor: Vendor = {
     return new IonosCloudDriver(client, baseUrl, sharedDatacenters(account, client));
   },
   // Databases and apps on its servers run over SSH.
-  // eslint-disable-next-line @typescript-eslint/require-await -- a refusal (no SSH access) is a rejected promise
-  async createRuntimeDriver(config: DriverConfig): Promise<RuntimeDriver> {
-    return sshRuntimeDriver('ionos', config);
+  createRuntimeDriver(config: DriverConfig): Promise<RuntimeDriver> {
+    return sshRuntimeFor('ionos', config);
   },
   managedDatabaseEngines: ['postgresql'],
   // eslint-disable-next-line @typescript-eslint/require-await -- a refusal (missing credentials, bad endpoint) is a rejected promise

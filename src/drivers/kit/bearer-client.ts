@@ -8,7 +8,7 @@
 import { createHash } from 'node:crypto';
 import type { CloudDriver, DatabaseDesired, DriverConfig, ManagedDatabaseDriver, RuntimeDriver, Vendor } from '../contract.js';
 import { VendorAuthError } from '../errors.js';
-import { sshRuntimeDriver } from '../ssh/runtime-driver.js';
+import { sshRuntimeFor } from './ssh-runtime.js';
 import { checkedEndpoint } from './endpoint.js';
 import { sharedBudget, type RateBudgetOptions } from './rate-budget.js';
 import { VendorHttpClient, type VendorErrorText } from './vendor-http.js';
@@ -69,9 +69,8 @@ export function bearerCloudVendor(vendor: BearerCloudVendor): Vendor {
       return vendor.cloudDriver(client, baseUrl);
     },
     // Databases and apps on its servers run over SSH.
-    // eslint-disable-next-line @typescript-eslint/require-await -- a refusal (no SSH access) is a rejected promise
-    async createRuntimeDriver(config: DriverConfig): Promise<RuntimeDriver> {
-      return sshRuntimeDriver(vendor.id, config);
+    createRuntimeDriver(config: DriverConfig): Promise<RuntimeDriver> {
+      return sshRuntimeFor(vendor.id, config);
     },
     ...(managed
       ? {

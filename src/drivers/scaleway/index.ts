@@ -15,7 +15,7 @@ import { VendorHttpClient } from '../kit/vendor-http.js';
 import { ScalewayCloudDriver } from './cloud-driver.js';
 import { ScalewayManagedDatabaseDriver } from './managed-databases.js';
 import { readError } from './wire-format.js';
-import { sshRuntimeDriver } from '../ssh/runtime-driver.js';
+import { sshRuntimeFor } from '../kit/ssh-runtime.js';
 
 export const SCALEWAY_API = 'https://api.scaleway.com';
 
@@ -51,9 +51,8 @@ export const scalewayVendor: Vendor = {
     return new ScalewayManagedDatabaseDriver(client, projectId);
   },
   // Databases and apps on its servers run over SSH.
-  // eslint-disable-next-line @typescript-eslint/require-await -- a refusal (no SSH access) is a rejected promise
-  async createRuntimeDriver(config: DriverConfig): Promise<RuntimeDriver> {
-    return sshRuntimeDriver('scaleway', config);
+  createRuntimeDriver(config: DriverConfig): Promise<RuntimeDriver> {
+    return sshRuntimeFor('scaleway', config);
   },
 };
 

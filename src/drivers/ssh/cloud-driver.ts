@@ -26,8 +26,7 @@ import type { RemoteHost } from './remote-host.js';
 import type { RuntimeIndex } from './runtime-index.js';
 import { sshServerId, targetOfSshServerId } from './server-target.js';
 import { sshDriverError } from './ssh-errors.js';
-
-export const SSH_VENDOR_ID = 'ssh';
+import { SSH_VENDOR } from '../../model/server-vendor-fields.js';
 
 /** The record on the host that says which Server adopted it. */
 interface ServerMarker {
@@ -103,7 +102,7 @@ async function addressesOf(host: string): Promise<{ ipv4: string | null; ipv6: s
 }
 
 export class SshCloudDriver implements CloudDriver {
-  readonly vendor = SSH_VENDOR_ID;
+  readonly vendor = SSH_VENDOR;
   readonly servers: ExternalClient<ServerDesired, ServerObserved>;
   private readonly rebootScript: string;
 

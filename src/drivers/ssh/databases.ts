@@ -26,6 +26,7 @@ import { choosePostgres, findPostgres, postgresOn } from './remote-postgres.js';
 import type { RemoteHost } from './remote-host.js';
 import type { SshRuntimeOptions } from './runtime-options.js';
 import type { PlacedEntry } from './runtime-index.js';
+import { managedDatabaseVendors } from '../registry.js';
 
 /** How long a pg_dump or pg_restore over SSH may run. */
 const DUMP_TIMEOUT_MS = 6 * 60 * 60_000;
@@ -204,8 +205,6 @@ export class SshDatabases implements DatabaseRuntime {
       if (found) return this.toObserved(found.host, found.record);
     }
     if (desired.type === 'mongodb') {
-      // Read when refusing: the registry imports every vendor, and so (through their runtimes) this module.
-      const { managedDatabaseVendors } = await import('../registry.js');
       const managed = managedDatabaseVendors('mongodb').map((v) => v.split(' ')[0]).join(', ') || 'none yet';
       throw new VendorRejectedError(
         `Database/${desired.name}: the ${this.options.vendor} runtime runs only PostgreSQL on a server; for MongoDB use \`managed: true\` with a provider whose vendor runs MongoDB: ${managed}`,

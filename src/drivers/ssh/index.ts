@@ -7,10 +7,8 @@
 import type { CloudDriver, DriverConfig, RuntimeDriver, Vendor } from '../contract.js';
 import { UnsupportedError, VendorRejectedError } from '../errors.js';
 import type { SshAccess } from '../../ssh/access.js';
-import { SshCloudDriver, SSH_VENDOR_ID } from './cloud-driver.js';
-import { SshHosts } from './hosts.js';
-import { RuntimeIndex } from './runtime-index.js';
-import { sshRuntimeDriver } from './runtime-driver.js';
+import { SSH_VENDOR } from '../../model/server-vendor-fields.js';
+import { sshRuntimeFor } from '../kit/ssh-runtime.js';
 
 function accessOf(config: DriverConfig): SshAccess {
   if (config.spec.endpoint !== undefined && config.spec.endpoint !== '') {
@@ -21,20 +19,19 @@ function accessOf(config: DriverConfig): SshAccess {
 }
 
 export const sshVendor: Vendor = {
-  id: SSH_VENDOR_ID,
+  id: SSH_VENDOR,
   description:
     'Bring your own servers: each Server is an existing host (spec.host, spec.port, spec.user) that cairn reaches over SSH with its own runtime key for your tenant ' +
     '(GET /ssh-keys/runtime; put it in that user\'s authorized_keys). No regions, sizes or credentials; deleting a Server forgets the host and leaves it as it is.',
   credentialFields: [],
-  // eslint-disable-next-line @typescript-eslint/require-await -- a refusal is a rejection, like every other driver's
+  // The driver and its SSH modules (ssh2) are loaded when a driver is first made, not with the registry.
   async createCloudDriver(config: DriverConfig): Promise<CloudDriver> {
     const access = accessOf(config);
+    const [{ SshCloudDriver }, { SshHosts }, { RuntimeIndex }] = await Promise.all([import('./cloud-driver.js'), import('./hosts.js'), import('./runtime-index.js')]);
     return new SshCloudDriver({ access, hosts: new SshHosts(access), index: RuntimeIndex.of(config.dataDir) });
   },
-  // eslint-disable-next-line @typescript-eslint/require-await -- a refusal is a rejection, like every other driver's
   async createRuntimeDriver(config: DriverConfig): Promise<RuntimeDriver> {
     accessOf(config);
-    return sshRuntimeDriver('ssh', config);
+    return sshRuntimeFor(SSH_VENDOR, config);
   },
-
 };
