@@ -56,6 +56,11 @@ export class DirectoryWatch {
       ignored: (path) => path !== this.root && (basename(path).startsWith('.') || basename(path) === 'node_modules'),
     });
     this.watcher.on('all', () => this.schedule());
+    // A watch the system refuses (inotify limits) or loses must not go quiet: say so, and read the directory again.
+    this.watcher.on('error', (error: unknown) => {
+      this.report(`watching failed (${error instanceof Error ? error.message : String(error)}); reading the directory again now`);
+      this.schedule();
+    });
   }
 
   async stop(): Promise<void> {
