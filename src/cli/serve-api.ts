@@ -9,6 +9,7 @@ import type { ReadinessProbe } from '../api/health.js';
 import { createMetricsRegistry } from '../api/metrics.js';
 import { createReconcileMetrics, type ReconcileMetrics } from '../api/reconcile-metrics.js';
 import { AuthService } from '../auth/auth-service.js';
+import { openBilling } from '../billing/billing.js';
 import { createLogger, logLevelFromEnv } from '../logging/logger.js';
 import type { Controller, ControllerOptions } from '../reconcile/controller.js';
 import { type DriverPool, driverPoolFor } from '../reconcile/driver-pool.js';
@@ -42,11 +43,15 @@ export async function buildApi(
     console.log(`master key: ${key.source === 'env' ? 'from CAIRN_MASTER_KEY' : key.path} (key id ${key.keyId})`);
   }
   if (key.warning) console.log(`warning: ${key.warning}`);
+  const billing = openBilling(store);
+  console.log(billing.enabled
+    ? `billing: on (Stripe${billing.settings.apiBase ? ` at ${billing.settings.apiBase.origin}` : ''}); plans free, pro, business`
+    : 'billing: off (no CAIRN_STRIPE_SECRET_KEY); every tenant is on the unlimited self-hosted plan');
   const auth = await AuthService.open(store, {});
   const drivers = driverPoolFor(store, dataDir, controllerOptions.requestTimeoutMs ?? 10_000, controllerOptions.deadlines ? { deadlines: controllerOptions.deadlines } : {});
   const terminals: Terminals = { shells: sshShellsFor(drivers), sessions: new TerminalSessions({ audit: store.auditLog }) };
   const express = createApiApp({
-    store, auth, drivers, logger, metrics, terminals,
+    store, auth, drivers, logger, metrics, terminals, billing,
     readiness: hooks.readiness,
     afterWrite: () => hooks.controller().readFeed(),
     ...(hooks.requestSourceSync ? { requestSourceSync: hooks.requestSourceSync } : {}),

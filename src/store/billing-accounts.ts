@@ -112,6 +112,11 @@ export class BillingAccounts {
       .immediate();
   }
 
+  /** Whether the webhook event with this id was applied already. */
+  wasProcessed(eventId: string): boolean {
+    return this.sql.get(`SELECT 1 FROM billing_webhook_events WHERE event_id = ?`).get(eventId) !== undefined;
+  }
+
   /** How many webhook events were processed (for tests and diagnostics). */
   processedEventCount(): number {
     return (this.sql.get(`SELECT COUNT(*) AS n FROM billing_webhook_events`).get() as { n: number }).n;
