@@ -91,5 +91,5 @@ export function expectShapedLike(object: unknown, fixtureName: string): void {
     if (!field.optional && !(field.name in record)) problems.push(`${field.name}: required by the SDK's type, missing`);
     if (!field.nullable && field.name in record && record[field.name] === null) problems.push(`${field.name}: null, which the SDK's type does not allow`);
   }
-  expect(problems, `${fixtureName} ${String(record.id)} is not shaped like Stripe's`).toEqual([]);
+  expect(problems.length, `${fixtureName} ${String(record.id)} is not shaped like Stripe's:\n  ${problems.join('\n  ')}`).toBe(0);
 }

@@ -23,14 +23,14 @@ interface Received {
 }
 
 /** A webhook endpoint on loopback that keeps each raw body and its signature header. */
-async function startReceiver(): Promise<{ server: Server; url: string; received: Received[] }> {
+async function startReceiver(status = 200): Promise<{ server: Server; url: string; received: Received[] }> {
   const received: Received[] = [];
   const server = createServer((request, response) => {
     const chunks: Buffer[] = [];
     request.on('data', (chunk: Buffer) => chunks.push(chunk));
     request.on('end', () => {
       received.push({ body: Buffer.concat(chunks).toString('utf8'), signature: String(request.headers['stripe-signature']) });
-      response.writeHead(200).end('{"received":true}');
+      response.writeHead(status).end('{"received":true}');
     });
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
@@ -211,5 +211,56 @@ describe('the Stripe double, driven by the stripe SDK', () => {
     expectShapedLike(servedInvoice, 'invoice');
     expectShapedLike(servedInvoice.lines.data[0], 'line_item');
     for (const event of [...events, ...double.events().slice(-3)]) expectShapedLike(JSON.parse(double.signedPayload(event).payload), 'event');
+  });
+
+  it('keeps a customer created once when its answers are lost: a retry with the same idempotency key gets the same customer', async () => {
+    // stripe-node retries a closed connection once even with maxNetworkRetries 0; losing two answers makes the call fail.
+    double.loseNextAnswer('POST', '/v1/customers');
+    double.loseNextAnswer('POST', '/v1/customers');
+    const lost: unknown = await stripe.customers.create({ email: 'crash@acme.test' }, { idempotencyKey: 'customer-crash' }).catch((thrown: unknown) => thrown);
+    expect(lost).toBeInstanceOf(Stripe.errors.StripeConnectionError);
+    const retried = await stripe.customers.create({ email: 'crash@acme.test' }, { idempotencyKey: 'customer-crash' });
+    expect((await stripe.customers.list({ email: 'crash@acme.test' })).data.map((c) => c.id)).toEqual([retried.id]);
+    expect(double.requests().filter((r) => r.idempotencyKey === 'customer-crash').map((r) => r.replayed)).toEqual([false, true, true]);
+
+    // One lost answer: the SDK's own retry carries the key it made for the first attempt.
+    double.loseNextAnswer('POST', '/v1/customers');
+    const customer = await stripe.customers.create({ email: 'sdk-retry@acme.test' });
+    expect((await stripe.customers.list({ email: 'sdk-retry@acme.test' })).data.map((c) => c.id)).toEqual([customer.id]);
+    expect(double.requests().slice(-3, -1).map((r) => [r.path, r.replayed])).toEqual([['/v1/customers', false], ['/v1/customers', true]]);
+  });
+
+  it('records each delivery\'s status, including an endpoint refusing or unreachable, and redelivers out of order', async () => {
+    const refusing = await startReceiver(400);
+    try {
+      const [first, second] = double.events();
+      double.deliverTo(refusing.url);
+      expect((await double.redeliver(second!))?.status).toBe(400);
+      expect((await double.redeliver(first!))?.status).toBe(400);
+      expect(refusing.received.map(({ body, signature }) => stripe.webhooks.constructEvent(body, signature, WEBHOOK_SECRET).id)).toEqual([second!.id, first!.id]);
+      double.deliverTo('http://127.0.0.1:9/unreachable');
+      const unreachable = await double.redeliver(first!);
+      expect([unreachable?.status, typeof unreachable?.error]).toEqual([null, 'string']);
+      expect(double.deliveries().slice(-3).map((delivery) => delivery.status)).toEqual([400, 400, null]);
+    } finally {
+      double.deliverTo(receiver.url);
+      await new Promise((resolve) => refusing.server.close(resolve));
+    }
+  });
+});
+
+describe('expectShapedLike', () => {
+  const customer = { id: 'cus_1', object: 'customer', balance: 0, created: 1, default_source: null, description: null, email: null, invoice_settings: {}, livemode: false, metadata: {}, shipping: null };
+
+  it('accepts an object with the fixture\'s fields and the SDK\'s required ones', () => {
+    expectShapedLike(customer, 'customer');
+  });
+
+  it('fails on a field Stripe does not have, a required field missing, a wrong type, or a null the SDK forbids', () => {
+    expect(() => expectShapedLike({ ...customer, plan_name: 'pro' }, 'customer')).toThrow(/plan_name: not a field/);
+    const { email: _email, ...withoutEmail } = customer;
+    expect(() => expectShapedLike(withoutEmail, 'customer')).toThrow(/email: required by the SDK/);
+    expect(() => expectShapedLike({ ...customer, created: '2026-11-26' }, 'customer')).toThrow(/created: string where the fixture has number/);
+    expect(() => expectShapedLike({ ...customer, metadata: null }, 'customer')).toThrow(/metadata: null, which the SDK/);
   });
 });

@@ -57,6 +57,12 @@ export interface StripeDouble {
   deliveries(): WebhookDelivery[];
   /** Every API request answered, oldest first. */
   requests(): StripeDoubleRequest[];
+  /**
+   * The next request to `method path` is carried out (and kept under its idempotency key) but
+   * its connection is closed before the answer: a call that changed Stripe while the caller saw
+   * only a network error, as after a crash or a dropped connection.
+   */
+  loseNextAnswer(method: 'GET' | 'POST', path: string): void;
   /** The double's objects by id, as the API would answer them. */
   object(id: string): StripeObject | undefined;
 }
@@ -81,6 +87,7 @@ export async function startStripeDouble(options: StripeDoubleOptions): Promise<S
   const routes = stripeRoutes(state, stripeId('bpc_'));
   const idempotent = new Map<string, StoredAnswer>();
   const log: StripeDoubleRequest[] = [];
+  const answersToLose: string[] = [];
 
   function authenticate(request: IncomingMessage): void {
     const header = request.headers.authorization ?? '';
@@ -149,6 +156,12 @@ export async function startStripeDouble(options: StripeDoubleOptions): Promise<S
     }
     const path = new URL(request.url ?? '/', 'http://127.0.0.1').pathname;
     log.push({ method: request.method ?? 'GET', path, status: result.status, idempotencyKey: result.idempotencyKey, replayed: result.replayed });
+    const lost = answersToLose.indexOf(`${request.method ?? 'GET'} ${path}`);
+    if (lost >= 0) {
+      answersToLose.splice(lost, 1);
+      request.socket.destroy();
+      return;
+    }
     const headers: Record<string, string> = { 'content-type': 'application/json', 'request-id': stripeId('req_') };
     if (result.idempotencyKey !== null) headers['idempotency-key'] = result.idempotencyKey;
     if (result.replayed) headers['idempotent-replayed'] = 'true';
@@ -185,6 +198,9 @@ export async function startStripeDouble(options: StripeDoubleOptions): Promise<S
     signedPayload: (event, payloadOptions) => sender.signedPayload(event, payloadOptions),
     deliveries: () => sender.deliveries(),
     requests: () => log.map((entry) => ({ ...entry })),
+    loseNextAnswer: (method, path) => {
+      answersToLose.push(`${method} ${path}`);
+    },
     object: (id) => {
       const found = state.findAny(id);
       return found && structuredClone(found);
