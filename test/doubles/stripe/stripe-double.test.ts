@@ -183,6 +183,24 @@ describe('the Stripe double, driven by the stripe SDK', () => {
     expect((await stripe.subscriptions.list({ customer: customer.id, status: 'all' })).data).toHaveLength(1);
   });
 
+  it('plays a plan switch and a cancel at period end from the portal as customer.subscription.updated', async () => {
+    const small = await stripe.prices.create({ currency: 'usd', unit_amount: 1000, recurring: { interval: 'month' }, product_data: { name: 'Small' } });
+    const large = await stripe.prices.create({ currency: 'usd', unit_amount: 5000, recurring: { interval: 'month' }, product_data: { name: 'Large' } });
+    const customer = await stripe.customers.create({ email: 'portal@acme.test' });
+    const session = await stripe.checkout.sessions.create({ mode: 'subscription', customer: customer.id, line_items: [{ price: small.id }], success_url: 'https://cairn.test/ok' });
+    const { subscription } = await double.completeCheckout(session.id);
+
+    const switched = await double.changePrice(subscription.id, large.id);
+    expect(switched.events.map((event) => [event.type, (event.data.previous_attributes?.items as Stripe.ApiList<Stripe.SubscriptionItem>).data[0]?.price.id]))
+      .toEqual([['customer.subscription.updated', small.id]]);
+    expect((await stripe.subscriptions.retrieve(subscription.id)).items.data[0]?.price.id).toBe(large.id);
+
+    const scheduled = await double.scheduleCancel(subscription.id);
+    expect(scheduled.events[0]?.data.previous_attributes).toEqual({ cancel_at_period_end: false, cancel_at: null });
+    const served = await stripe.subscriptions.retrieve(subscription.id);
+    expect([served.status, served.cancel_at_period_end, served.cancel_at]).toEqual(['active', true, served.items.data[0]?.current_period_end]);
+  });
+
   it('serves objects shaped like Stripe\'s fixtures and the SDK\'s types, as sent on the wire', async () => {
     // The SDK turns some fields into richer values (decimals), so the shapes are checked on the JSON the double sends.
     const wire = async (path: string): Promise<WireObject> => {

@@ -48,6 +48,10 @@ export interface StripeDouble {
   payInvoice(invoiceId: string): Promise<{ invoice: StripeObject; events: StripeEvent[] }>;
   endTrialSoon(subscriptionId: string): Promise<{ events: StripeEvent[] }>;
   cancel(subscriptionId: string): Promise<{ subscription: StripeObject; events: StripeEvent[] }>;
+  /** Canceled in the portal at the period's end (`cancel_at_period_end: true`, `customer.subscription.updated`). */
+  scheduleCancel(subscriptionId: string): Promise<{ subscription: StripeObject; events: StripeEvent[] }>;
+  /** Switched to another recurring price in the portal (`customer.subscription.updated`). */
+  changePrice(subscriptionId: string, priceId: string): Promise<{ subscription: StripeObject; events: StripeEvent[] }>;
   /** Every event emitted so far, oldest first. */
   events(): StripeEvent[];
   /** Sends one event (again, or out of order), optionally signed at another time. */
@@ -193,6 +197,8 @@ export async function startStripeDouble(options: StripeDoubleOptions): Promise<S
     payInvoice: (id) => lifecycle.payInvoice(id),
     endTrialSoon: (id) => lifecycle.endTrialSoon(id),
     cancel: (id) => lifecycle.cancel(id),
+    scheduleCancel: (id) => lifecycle.scheduleCancel(id),
+    changePrice: (id, priceId) => lifecycle.changePrice(id, priceId),
     events: () => lifecycle.events(),
     redeliver: (event, deliveryOptions) => sender.deliver(event, deliveryOptions),
     signedPayload: (event, payloadOptions) => sender.signedPayload(event, payloadOptions),

@@ -5,7 +5,7 @@
  * events Stripe sends, in Stripe's order, delivered to the webhook endpoint one after another.
  */
 import { markInvoicePaid, markPaymentFailed, newInvoice } from './stripe-invoices.js';
-import { newCustomer, newSubscription, nowSeconds, periodEnd, type StripeObject } from './stripe-objects.js';
+import { newCustomer, newSubscription, nowSeconds, periodEnd, planOf, type StripeObject } from './stripe-objects.js';
 import type { StripeState } from './stripe-state.js';
 import { newEvent, type StripeEvent, type WebhookSender } from './stripe-webhooks.js';
 
@@ -121,6 +121,32 @@ export class StripeLifecycle {
     subscription.trial_end = nowSeconds() + 3 * 86_400;
     for (const item of (subscription.items as { data: Record<string, unknown>[] }).data) item.current_period_end = subscription.trial_end;
     return { events: await this.emitAll([['customer.subscription.trial_will_end', subscription]]) };
+  }
+
+  /** The customer canceled in the portal, effective at the period's end: `cancel_at_period_end`, `customer.subscription.updated`. */
+  async scheduleCancel(subscriptionId: string): Promise<{ subscription: StripeObject; events: StripeEvent[] }> {
+    const subscription = this.live(subscriptionId);
+    const item = (subscription.items as { data: { current_period_end: number }[] }).data[0];
+    const previous = { cancel_at_period_end: subscription.cancel_at_period_end, cancel_at: subscription.cancel_at };
+    Object.assign(subscription, {
+      cancel_at_period_end: true,
+      cancel_at: item?.current_period_end ?? nowSeconds(),
+      cancellation_details: { comment: null, feedback: null, reason: 'cancellation_requested' },
+    });
+    const events = await this.emitAll([['customer.subscription.updated', subscription, previous]]);
+    return { subscription: structuredClone(subscription), events };
+  }
+
+  /** The customer switched plans in the portal: the subscription's item now bills `priceId`; `customer.subscription.updated`. */
+  async changePrice(subscriptionId: string, priceId: string): Promise<{ subscription: StripeObject; events: StripeEvent[] }> {
+    const subscription = this.live(subscriptionId);
+    const price = this.known(this.state.prices, priceId);
+    if (!price.recurring) throw new StripeDoubleControlError(`price ${priceId} is not recurring`);
+    const items = subscription.items as { data: Record<string, unknown>[] };
+    const previous = { items: structuredClone(items) };
+    for (const item of items.data) Object.assign(item, { price, plan: planOf(price) });
+    const events = await this.emitAll([['customer.subscription.updated', subscription, previous]]);
+    return { subscription: structuredClone(subscription), events };
   }
 
   /** The subscription canceled now (from the portal or the dashboard): `customer.subscription.deleted`. */

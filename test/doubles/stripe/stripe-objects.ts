@@ -276,7 +276,7 @@ export function newSubscription(fields: SubscriptionFields): StripeObject {
 }
 
 /** The legacy `plan` twin of a price that subscription items still carry. */
-function planOf(price: StripeObject): Record<string, unknown> {
+export function planOf(price: StripeObject): Record<string, unknown> {
   const recurring = price.recurring as { interval: string; interval_count: number; trial_period_days: number | null } | null;
   return {
     id: price.id,
