@@ -4,6 +4,7 @@
  * a crash makes no second one; a 7-day trial only for a tenant's first), and a Billing Portal
  * session for a tenant that has a customer. Return URLs must be on cairn's public origin.
  */
+import type Stripe from 'stripe';
 import { ConflictError, ValidationError } from '../model/errors.js';
 import { callStripe, type BillingOn } from './billing.js';
 import { isPaidPlanId, PAID_PLAN_IDS } from './plans.js';
@@ -20,16 +21,18 @@ export function customerIdempotencyKey(tenant: string): string {
   return `cairn-customer-${tenant}`;
 }
 
+/** What the tenant's customer is made with: the same on every attempt, as its idempotency key requires. */
+export function customerParams(billing: BillingOn, tenant: string): Stripe.CustomerCreateParams {
+  const name = billing.store.tenants.get(tenant)?.name ?? tenant;
+  return { name: `cairn tenant ${name}`, metadata: { cairn_tenant: tenant } };
+}
+
 /** The tenant's Stripe customer id, made and recorded on first use. */
 export async function ensureCustomer(billing: BillingOn, tenant: string): Promise<string> {
   const known = billing.store.billing.get(tenant)?.customerId;
   if (known) return known;
-  const name = billing.store.tenants.get(tenant)?.name ?? tenant;
   const customer = await callStripe('creating the tenant\'s Stripe customer', () =>
-    billing.stripe.customers.create(
-      { name: `cairn tenant ${name}`, metadata: { cairn_tenant: tenant } },
-      { idempotencyKey: customerIdempotencyKey(tenant) },
-    ),
+    billing.stripe.customers.create(customerParams(billing, tenant), { idempotencyKey: customerIdempotencyKey(tenant) }),
   );
   billing.store.billing.recordCustomer(tenant, customer.id);
   return customer.id;
