@@ -5,6 +5,7 @@
  * required, CAIRN_STRIPE_API_BASE points the SDK elsewhere (tests, proxies) and
  * CAIRN_PUBLIC_URL is the origin checkout and portal return URLs must be on.
  */
+import { CairnError } from '../model/errors.js';
 import type { PaidPlanId } from './plans.js';
 
 export const STRIPE_SECRET_KEY_SETTING = 'CAIRN_STRIPE_SECRET_KEY';
@@ -27,7 +28,8 @@ export interface BillingSettings {
 }
 
 /** Billing settings that cannot be used; the message names each setting and why. */
-export class BillingSettingsError extends Error {
+export class BillingSettingsError extends CairnError {
+  readonly code = 'validation_failed';
   override readonly name = 'BillingSettingsError';
 }
 

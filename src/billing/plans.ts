@@ -8,6 +8,7 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { isMap, isScalar, LineCounter, parseDocument, type Node } from 'yaml';
+import { CairnError } from '../model/errors.js';
 
 export const PLAN_IDS = ['free', 'pro', 'business'] as const;
 export type PlanId = (typeof PLAN_IDS)[number];
@@ -45,7 +46,8 @@ export function isPaidPlanId(value: unknown): value is PaidPlanId {
 }
 
 /** A plans file that cannot be used: the message names the file, the line and the field. */
-export class PlansFileError extends Error {
+export class PlansFileError extends CairnError {
+  readonly code = 'validation_failed';
   override readonly name = 'PlansFileError';
 }
 

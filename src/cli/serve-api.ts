@@ -33,6 +33,11 @@ export async function buildApi(
   controllerOptions: ControllerOptions,
   hooks: { readiness: ReadinessProbe; controller: () => Controller; requestSourceSync?: (sourceId: string) => void },
 ): Promise<ServedApi> {
+  // Bad billing settings or a bad plans file stop cairn before anything else happens.
+  const billing = openBilling(store);
+  console.log(billing.enabled
+    ? `billing: on (Stripe${billing.settings.apiBase ? ` at ${billing.settings.apiBase.origin}` : ''}); plans free, pro, business`
+    : 'billing: off (no CAIRN_STRIPE_SECRET_KEY); every tenant is on the unlimited self-hosted plan');
   const logger = createLogger({ level: logLevelFromEnv() });
   const metrics = createMetricsRegistry();
   const reconcileMetrics = createReconcileMetrics(metrics, { queueDepthByKind: () => hooks.controller().queueDepthByKind() });
@@ -43,10 +48,6 @@ export async function buildApi(
     console.log(`master key: ${key.source === 'env' ? 'from CAIRN_MASTER_KEY' : key.path} (key id ${key.keyId})`);
   }
   if (key.warning) console.log(`warning: ${key.warning}`);
-  const billing = openBilling(store);
-  console.log(billing.enabled
-    ? `billing: on (Stripe${billing.settings.apiBase ? ` at ${billing.settings.apiBase.origin}` : ''}); plans free, pro, business`
-    : 'billing: off (no CAIRN_STRIPE_SECRET_KEY); every tenant is on the unlimited self-hosted plan');
   const auth = await AuthService.open(store, {});
   const drivers = driverPoolFor(store, dataDir, controllerOptions.requestTimeoutMs ?? 10_000, controllerOptions.deadlines ? { deadlines: controllerOptions.deadlines } : {});
   const terminals: Terminals = { shells: sshShellsFor(drivers), sessions: new TerminalSessions({ audit: store.auditLog }) };
