@@ -15,6 +15,7 @@ import { startStripeDouble, type StripeDouble } from './doubles/stripe/stripe-do
 import type { StripeEvent } from './doubles/stripe/stripe-webhooks.js';
 import { contractProblems, startApiServer, type ApiServer } from './support/api-server.js';
 import { runCairn } from './support/cairn-process.js';
+import { Store } from '../src/store/store.js';
 
 const SECRET_KEY = 'sk_test_cairnBilling1';
 const WEBHOOK_SECRET = 'whsec_cairnBillingSecret';
@@ -166,6 +167,15 @@ describe('billing with Stripe', () => {
     const portal = await api.call('POST', '/api/v1/billing/portal', { token: tokens.owner, body: { return_url: RETURN.success_url } });
     expect(portal.status).toBe(201);
     expect(portal.body.url).toEqual(expect.stringContaining('http'));
+    // Owners' billing actions are in the tenant's audit log, like other owner actions.
+    const store = Store.open(api.dataDir, { env: billingEnv });
+    try {
+      const tenant = store.tenants.findByName('default')?.id ?? '';
+      const actions = store.auditLog.list(tenant, { limit: 200 }).items.filter((e) => e.actor.startsWith('user:')).map((e) => e.action);
+      expect(actions).toEqual(expect.arrayContaining(['billing.checkout.create', 'billing.portal.open']));
+    } finally {
+      store.close();
+    }
   });
 
   it('refuses return URLs off cairn\'s origin, naming the field, and a second checkout while subscribed', async () => {

@@ -104,6 +104,25 @@ describe('webhooks', () => {
     expect(store.billing.processedEventCount()).toBe(processed);
   });
 
+  it('record a trial ending soon on the tenant, a cancellation at the period\'s end and a plan switch', async () => {
+    const deliverAll = async (events: Parameters<StripeDouble['redeliver']>[0][]): Promise<void> => {
+      for (const event of events) {
+        const { payload, header } = double.signedPayload(event);
+        expect((await deliver(payload, header)).applied).toBe(true);
+      }
+    };
+    await deliverAll((await double.endTrialSoon(subscriptionId)).events);
+    const audit = store.auditLog.list(tenant, { limit: 50 }).items;
+    expect(audit[0]).toMatchObject({ actor: 'stripe', action: 'billing.customer.subscription.trial_will_end', target: `subscription:${subscriptionId}` });
+    const daysLeft = (Date.parse(store.billing.get(tenant)?.trialEndsAt ?? '') - Date.now()) / 86_400_000;
+    expect(daysLeft).toBeGreaterThan(2.9);
+    expect(daysLeft).toBeLessThanOrEqual(3);
+    await deliverAll((await double.scheduleCancel(subscriptionId)).events);
+    expect(store.billing.get(tenant)?.cancelAtPeriodEnd).toBe(true);
+    await deliverAll((await double.changePrice(subscriptionId, billing.settings.prices.business)).events);
+    expect(store.billing.get(tenant)?.plan).toBe('business');
+  });
+
   it('offer no second trial, and fall back to the free plan once the subscription is canceled', async () => {
     const { events } = await double.cancel(subscriptionId);
     for (const event of events) {
