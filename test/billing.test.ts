@@ -240,6 +240,7 @@ describe('billing off', () => {
     const plans = await off.call('GET', '/api/v1/billing/plans', { token: owner });
     expect(plans.body).toMatchObject({ billing_enabled: false, items: [{ id: 'self-hosted', limits: { servers: null, databases: null, apps: null } }] });
     expect(plans.body.message).toContain('CAIRN_STRIPE_SECRET_KEY');
+    expect((await off.call('GET', '/v1/billing/plans', { token: owner })).body).toEqual(plans.body);
     expect((await off.call('GET', '/api/v1/billing/subscription', { token: owner })).body).toMatchObject({ plan: 'self-hosted', status: 'none' });
     for (const [method, path, body] of [
       ['POST', '/api/v1/billing/checkout', { plan: 'pro', ...RETURN }],
