@@ -201,6 +201,25 @@ describe('the Stripe double, driven by the stripe SDK', () => {
     expect([served.status, served.cancel_at_period_end, served.cancel_at]).toEqual(['active', true, served.items.data[0]?.current_period_end]);
   });
 
+  it('expands ids into objects on request, and refuses a path it cannot expand, naming expand', async () => {
+    const price = await stripe.prices.create({ currency: 'usd', unit_amount: 700, recurring: { interval: 'month' }, product_data: { name: 'Expand' } });
+    const customer = await stripe.customers.create({ email: 'expand@acme.test' });
+    const session = await stripe.checkout.sessions.create({ mode: 'subscription', customer: customer.id, line_items: [{ price: price.id, quantity: 3 }], success_url: 'https://cairn.test/ok' });
+    const withItems = await stripe.checkout.sessions.retrieve(session.id, { expand: ['line_items'] });
+    expect(withItems.line_items?.data.map((item) => [item.price?.id, item.quantity, item.amount_total])).toEqual([[price.id, 3, 2100]]);
+    const { subscription } = await double.completeCheckout(session.id);
+
+    const expanded = await stripe.subscriptions.retrieve(subscription.id, { expand: ['latest_invoice', 'customer'] });
+    expect([(expanded.latest_invoice as Stripe.Invoice).object, (expanded.customer as Stripe.Customer).email]).toEqual(['invoice', 'expand@acme.test']);
+    const invoices = await stripe.invoices.list({ customer: customer.id, expand: ['data.customer'] });
+    expect(invoices.data.map((invoice) => (invoice.customer as Stripe.Customer).id)).toEqual([customer.id]);
+    // Unexpanded, the same fields stay ids.
+    expect((await stripe.subscriptions.retrieve(subscription.id)).customer).toBe(customer.id);
+
+    const refused: unknown = await stripe.subscriptions.retrieve(subscription.id, { expand: ['status'] }).catch((thrown: unknown) => thrown);
+    expect([(refused as Stripe.errors.StripeError).statusCode, (refused as Stripe.errors.StripeError).param]).toEqual([400, 'expand']);
+  });
+
   it('serves objects shaped like Stripe\'s fixtures and the SDK\'s types, as sent on the wire', async () => {
     // The SDK turns some fields into richer values (decimals), so the shapes are checked on the JSON the double sends.
     const wire = async (path: string): Promise<WireObject> => {
