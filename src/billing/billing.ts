@@ -9,6 +9,7 @@ import { NotFoundError, ProviderError } from '../model/errors.js';
 import { outboundRefusal } from '../net/guarded-fetch.js';
 import type { Store } from '../store/store.js';
 import { BILLING_ON_SETTINGS, billingSettingsFromEnv, type BillingSettings } from './billing-settings.js';
+import { KeyedSerial } from './keyed-serial.js';
 import { loadPlans, type Plan, type PlanId } from './plans.js';
 import { stripeClient } from './stripe-client.js';
 
@@ -18,6 +19,8 @@ export interface BillingOn {
   plans: Readonly<Record<PlanId, Plan>>;
   stripe: Stripe;
   store: Store;
+  /** Webhook events of one subscription are read from Stripe and stored one at a time, in arrival order. */
+  perSubscription: KeyedSerial;
 }
 
 export type Billing = BillingOn | { enabled: false };
@@ -30,7 +33,7 @@ export const SELF_HOSTED_PLAN = 'self-hosted';
 export function openBilling(store: Store, env: NodeJS.ProcessEnv = process.env): Billing {
   const settings = billingSettingsFromEnv(env);
   if (!settings) return BILLING_OFF;
-  return { enabled: true, settings, plans: loadPlans(store.dataDir), stripe: stripeClient(settings), store };
+  return { enabled: true, settings, plans: loadPlans(store.dataDir), stripe: stripeClient(settings), store, perSubscription: new KeyedSerial() };
 }
 
 /** Billing on, or the 404 that says how to turn it on. */

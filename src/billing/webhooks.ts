@@ -4,7 +4,8 @@
  * changes); each event applied exactly once (its id stored in the same transaction as the
  * change; a replay is acknowledged and changes nothing). Events may arrive in any order, so the
  * subscription they concern is read again from Stripe and its latest state stored, whatever
- * the event said. Every event applied is recorded in the tenant's audit log (actor `stripe`).
+ * the event said; events of one subscription are handled one at a time, so an earlier read never
+ * overwrites a later one. Every event applied is recorded in the tenant's audit log (actor `stripe`).
  */
 import type Stripe from 'stripe';
 import { MalformedRequestError } from '../model/errors.js';
@@ -89,10 +90,15 @@ async function latestSubscription(billing: BillingOn, ref: SubscriptionRef): Pro
 
 /** Applies a verified event once; see the module comment. */
 export async function receiveEvent(billing: BillingOn, event: Stripe.Event): Promise<WebhookOutcome> {
+  const ref = subscriptionOf(event);
+  // Concurrent deliveries about one subscription: the later read of it is the later write.
+  return ref ? billing.perSubscription.run(ref.id, () => applyEvent(billing, event, ref)) : applyEvent(billing, event, undefined);
+}
+
+async function applyEvent(billing: BillingOn, event: Stripe.Event, ref: SubscriptionRef | undefined): Promise<WebhookOutcome> {
   const { store } = billing;
   const replay = (): WebhookOutcome => ({ received: true, event_id: event.id, applied: false, message: `event ${event.id} was applied before; nothing changes` });
   if (store.billing.wasProcessed(event.id)) return replay();
-  const ref = subscriptionOf(event);
   if (!ref) {
     const applied = store.billing.processOnce(event, () => undefined);
     return applied ? { received: true, event_id: event.id, applied: false, message: `${event.type} needs nothing of cairn` } : replay();
