@@ -15,6 +15,7 @@ import { startStripeDouble, type StripeDouble } from './doubles/stripe/stripe-do
 import type { StripeEvent } from './doubles/stripe/stripe-webhooks.js';
 import { contractProblems, startApiServer, type ApiServer } from './support/api-server.js';
 import { runCairn } from './support/cairn-process.js';
+import { startGitServer } from './support/git-server.js';
 import { Store } from '../src/store/store.js';
 
 const SECRET_KEY = 'sk_test_cairnBilling1';
@@ -199,13 +200,32 @@ describe('billing with Stripe', () => {
     expect(ids).toEqual(atStripe);
     expect(rest.body.next_cursor).toBeNull();
   });
-
-  it('answers every request as the OpenAPI document says', () => {
-    expect(contractProblems).toEqual([]);
-  });
 });
 
 describe('quotas on other paths', () => {
+  it('rejects a git revision past the plan whole, with the plan and limit as the source\'s reason', async () => {
+    const gitServer = await startGitServer();
+    try {
+      const usage = (await api.call('GET', '/api/v1/billing/usage', { token: tokens.viewer })).body;
+      const { used, limit } = usage.resources.servers as { used: number; limit: number };
+      const files: Record<string, string> = { 'deploy/provider.yaml': `apiVersion: cairn.dev/v1\nkind: Provider\nmetadata:\n  name: git-sandbox\nspec:\n  vendor: sandbox\n` };
+      for (let i = 1; i <= limit - used + 1; i++) {
+        files[`deploy/g-${i}.yaml`] = `apiVersion: cairn.dev/v1\nkind: Server\nmetadata:\n  name: g-${i}\nspec:\n  provider: git-sandbox\n  region: eu-1\n  size: small\n`;
+      }
+      const repo = gitServer.createRepository('over-quota', files);
+      const created = await api.call('POST', '/api/v1/sources', { token: tokens.member, body: { name: 'over-quota', url: repo.url, ref: 'main', path: 'deploy', interval_seconds: 3600 } });
+      expect(created.status).toBe(201);
+      const source = await api.until(`/api/v1/sources/${created.body.id}`, tokens.viewer, (s: { conditions: Array<{ reason: string }> }) => s.conditions[0]?.reason === 'QuotaExceeded', 30_000);
+      expect(source.errors).toEqual([`the ${usage.plan} plan allows ${limit} servers; this would make ${limit + 1} (upgrade with POST /billing/checkout, or delete some first)`]);
+      const servers = await api.call('GET', '/api/v1/servers?limit=200', { token: tokens.viewer });
+      expect(servers.body.items).toHaveLength(used);
+      const providers = await api.call('GET', '/api/v1/providers', { token: tokens.viewer });
+      expect(providers.body.items.map((p: { name: string }) => p.name)).not.toContain('git-sandbox');
+    } finally {
+      await gitServer.stop();
+    }
+  });
+
   it('refuses a cairn apply past the free plan, with the plan and limit, writing nothing', async () => {
     const root = mkdtempSync(join(tmpdir(), 'cairn-billing-apply-'));
     try {
@@ -259,5 +279,11 @@ describe('billing off', () => {
       const made = await off.call('POST', '/api/v1/servers', { token: owner, body: { name, provider_id: provider.body.id, region: 'eu-1', size: 'small' } });
       expect(made.status).toBe(202);
     }
+  });
+});
+
+describe('the contract', () => {
+  it('answered every request above as the OpenAPI document says', () => {
+    expect(contractProblems).toEqual([]);
   });
 });
