@@ -215,7 +215,7 @@ describe('quotas on other paths', () => {
       const repo = gitServer.createRepository('over-quota', files);
       const created = await api.call('POST', '/api/v1/sources', { token: tokens.member, body: { name: 'over-quota', url: repo.url, ref: 'main', path: 'deploy', interval_seconds: 3600 } });
       expect(created.status).toBe(201);
-      const source = await api.until(`/api/v1/sources/${created.body.id}`, tokens.viewer, (s: { conditions: Array<{ reason: string }> }) => s.conditions[0]?.reason === 'QuotaExceeded', 30_000);
+      const source = await api.until(`/api/v1/sources/${created.body.id}`, tokens.viewer, (s: { conditions: Array<{ reason: string }>; errors: string[] }) => s.conditions[0]?.reason === 'QuotaExceeded', 30_000);
       expect(source.errors).toEqual([`the ${usage.plan} plan allows ${limit} servers; this would make ${limit + 1} (upgrade with POST /billing/checkout, or delete some first)`]);
       const servers = await api.call('GET', '/api/v1/servers?limit=200', { token: tokens.viewer });
       expect(servers.body.items).toHaveLength(used);

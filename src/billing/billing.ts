@@ -47,7 +47,8 @@ export async function callStripe<T>(what: string, call: () => Promise<T>): Promi
   try {
     return await call();
   } catch (error) {
-    const refused = outboundRefusal(error);
+    // The SDK wraps what fetch threw in a StripeConnectionError's `detail`.
+    const refused = outboundRefusal(error) ?? outboundRefusal((error as { detail?: unknown } | null)?.detail);
     if (refused) throw new ProviderError(`${what}: cairn may not reach Stripe's API base: ${refused.message}`);
     const message = error instanceof Error ? error.message : String(error);
     throw new ProviderError(`${what}: Stripe answered: ${message}`);

@@ -53,6 +53,23 @@ async function deliver(payload: string, header: string): Promise<ReturnType<type
   return receiveEvent(billing, verifiedEvent(billing, Buffer.from(payload), header));
 }
 
+// First, before cairn's guarded agent holds a connection to the double: the guard checks each new connection.
+describe('the outbound guard', () => {
+  it('keeps the Stripe SDK off a loopback API base unless CAIRN_ALLOW_PRIVATE_ENDPOINTS opens it', async () => {
+    const tenant = store.tenants.findOrCreate('guarded').tenant.id;
+    const before = double.requests().length;
+    const allowed = process.env.CAIRN_ALLOW_PRIVATE_ENDPOINTS;
+    delete process.env.CAIRN_ALLOW_PRIVATE_ENDPOINTS;
+    try {
+      await expect(ensureCustomer(billing, tenant)).rejects.toThrow(/creating the tenant's Stripe customer: .*(may not reach|CAIRN_ALLOW_PRIVATE_ENDPOINTS|refus)/i);
+    } finally {
+      process.env.CAIRN_ALLOW_PRIVATE_ENDPOINTS = allowed;
+    }
+    expect(double.requests().length).toBe(before);
+    expect(store.billing.get(tenant)).toBeUndefined();
+  });
+});
+
 describe('the Stripe customer', () => {
   it('is made once: a lost answer is retried under the same idempotency key, and a crash before recording finds the same one', async () => {
     const tenant = store.tenants.findOrCreate('lost-answer').tenant.id;
