@@ -65,6 +65,15 @@ describe('quotas', () => {
     expect(store.resources.countLive('default', 'Server')).toBe(4);
   });
 
+  it('limit databases and apps as well, in the singular when the limit is one', () => {
+    store = Store.open(dir, { env: BILLING_ON });
+    const database = (name: string): AnyManifest => ({ apiVersion: 'cairn.dev/v1', kind: 'Database', metadata: { name }, spec: { type: 'postgresql', server: 'web-1', version: '16', storageGb: 10 } });
+    const app = (name: string): AnyManifest => ({ apiVersion: 'cairn.dev/v1', kind: 'App', metadata: { name }, spec: { server: 'web-1', source: { image: 'nginx:1' } } });
+    store.resources.apply('default', 'api', [provider, server('web-1'), database('db-1'), app('app-1'), app('app-2')]);
+    expect(() => store.resources.apply('default', 'api', [database('db-2')])).toThrow('the free plan allows 1 database; this would make 2');
+    expect(() => store.resources.apply('default', 'api', [app('app-3')])).toThrow('the free plan allows 2 apps; this would make 3');
+  });
+
   it('are not enforced with billing off (a self-hosted cairn)', () => {
     store = Store.open(dir, { env: {} });
     store.resources.apply('default', 'api', [provider, ...Array.from({ length: 5 }, (_, i) => server(`web-${i + 1}`))]);
