@@ -11,6 +11,8 @@ export default defineConfig({
     hookTimeout: 60_000,
     maxWorkers: 2,
     setupFiles: ['test/support/every-test-asserts.ts'],
+    // The tests spawn the compiled CLI; dist/ is rebuilt first when src/ changed since.
+    globalSetup: ['test/support/compiled-cli-setup.ts'],
     // Tests run their peers (sandbox clouds, git servers) on loopback, which the outbound guard
     // closes by default, and make local apps in temporary directories, outside the directory
     // cairn starts in; the security tests go back to the defaults. The vendor doubles publish no

@@ -17,28 +17,16 @@ import { generateMasterKey } from '../src/secrets/master-key.js';
 import { keyringDataKeys } from '../src/secrets/sealed-stream.js';
 import { Store } from '../src/store/store.js';
 import type { Benchmark } from './support/benchmark.js';
+import { measureBackupAndRestore, rate, until, type ThroughputFigures } from './support/database-throughput.js';
 import { seconds } from './support/figures.js';
 
-const TARGET_MB = 100;
 const TIMEOUT_MS = 300_000;
 
-export interface LocalResult {
+export interface LocalResult extends ThroughputFigures {
   postgres: string;
   databaseReadyMs: number;
   appReadyMs: number;
   deployMs: number;
-  databaseBytes: number;
-  dumpBytes: number;
-  backupMs: number;
-  restoreMs: number;
-}
-
-async function until(what: string, check: () => boolean | Promise<boolean>): Promise<void> {
-  const end = Date.now() + TIMEOUT_MS;
-  while (!(await check())) {
-    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 20));
-  }
 }
 
 function manifest(kind: string, name: string, spec: Record<string, unknown>): AnyManifest {
@@ -54,7 +42,7 @@ async function applyUntilReady(store: Store, manifests: AnyManifest[]): Promise<
   await until(`${last.kind}/${last.metadata.name} to be ready`, () => {
     const r = store.resources.find(DEFAULT_TENANT, { kind: last.kind, namespace: 'default', name: last.metadata.name });
     return r !== undefined && isReadyAt(r.status, r.generation);
-  });
+  }, TIMEOUT_MS);
   return performance.now() - started;
 }
 
@@ -87,7 +75,7 @@ async function reconcileFigures(root: string, version: string, progress: (line: 
   }
 }
 
-async function throughputFigures(root: string, version: string, progress: (line: string) => void): Promise<Pick<LocalResult, 'databaseBytes' | 'dumpBytes' | 'backupMs' | 'restoreMs'>> {
+async function throughputFigures(root: string, version: string, progress: (line: string) => void): Promise<ThroughputFigures> {
   const dataDir = join(root, 'throughput');
   const master = generateMasterKey();
   const config = { providerName: 'host', spec: { vendor: 'local' }, credentials: undefined, dataDir, requestTimeoutMs: 10_000, dataKeys: keyringDataKeys({ active: master, keys: [master] }) };
@@ -99,39 +87,8 @@ async function throughputFigures(root: string, version: string, progress: (line:
     const password = 'bench-password-0123456789';
     const db = await runtime.databases.create('bench-db', { name: 'bench-db', type: 'postgresql', version, storageGb: 1, placement: { serverExternalId: server.id, serverAddress: '127.0.0.1' }, password });
     databaseId = db.id;
-    await until('the database', async () => (await runtime.databases.observe({ key: 'bench-db', externalId: db.id }))?.status === 'available');
-    const endpoint = await runtime.databases.endpoint(db.id);
-    const pg = (await import('pg')).default;
-    const client = new pg.Client({ host: endpoint.host, port: endpoint.port, user: endpoint.username, database: endpoint.database, password });
-    client.on('error', (error) => progress(`database connection: ${error.message}`));
-    await client.connect();
-    progress(`filling the database with about ${TARGET_MB} MB`);
-    await client.query('create table filler (id int primary key, payload text not null)');
-    // ~1 KB of random hex per row: random enough that the dump's compression does not make it trivial.
-    const rows = TARGET_MB * 1000;
-    for (let from = 1; from <= rows; from += 10_000) {
-      await client.query(`insert into filler select g, (select string_agg(md5(random()::text || i), '') from generate_series(1, 32) i where g > 0) from generate_series($1::int, $2::int) g`, [from, Math.min(from + 9_999, rows)]);
-    }
-    const size = await client.query<{ bytes: string }>('select pg_database_size(current_database()) as bytes');
-    await client.end();
-    const databaseBytes = Number(size.rows[0]?.bytes ?? 0);
-    progress(`database is ${(databaseBytes / 1e6).toFixed(0)} MB; backing up`);
-    let started = performance.now();
-    await runtime.databases.createBackup(db.id, 'bench-backup');
-    let backup = await runtime.databases.observeBackup({ key: 'bench-backup' });
-    await until('the backup', async () => {
-      backup = await runtime.databases.observeBackup({ key: 'bench-backup' });
-      return backup?.status === 'completed' || backup?.status === 'failed';
-    });
-    const backupMs = performance.now() - started;
-    if (backup?.status !== 'completed') throw new Error(`the backup failed: ${backup?.message ?? 'unknown'}`);
-    progress(`backed up in ${seconds(backupMs)}; restoring`);
-    started = performance.now();
-    await runtime.databases.restore(db.id, backup.id, 'bench-restore');
-    await until('the restore', async () => (await runtime.databases.observe({ key: 'bench-db', externalId: db.id }))?.status === 'available');
-    const restoreMs = performance.now() - started;
-    progress(`restored in ${seconds(restoreMs)}`);
-    return { databaseBytes, dumpBytes: backup.sizeBytes ?? 0, backupMs, restoreMs };
+    await until('the database', async () => (await runtime.databases.observe({ key: 'bench-db', externalId: db.id }))?.status === 'available', TIMEOUT_MS);
+    return await measureBackupAndRestore(runtime.databases, { id: db.id, key: 'bench-db', password }, progress, TIMEOUT_MS);
   } finally {
     if (databaseId) await runtime.databases.delete(databaseId);
     await runtime.close();
@@ -151,10 +108,6 @@ async function run(progress: (line: string) => void): Promise<LocalResult> {
     if (process.env.BENCH_KEEP_DIR !== '1') rmSync(root, { recursive: true, force: true });
     else progress(`kept ${root}`);
   }
-}
-
-function rate(bytes: number, ms: number): string {
-  return ms > 0 ? `${(bytes / 1e6 / (ms / 1000)).toFixed(1)} MB/s` : '—';
 }
 
 function format(r: LocalResult): string[] {

@@ -9,26 +9,14 @@ import { postgresInstallations } from '../src/drivers/local/postgres-installatio
 import { SshDatabases } from '../src/drivers/ssh/databases.js';
 import { startSshRuntimeFixture } from '../test/support/ssh-runtime-fixture.js';
 import type { Benchmark } from './support/benchmark.js';
+import { measureBackupAndRestore, rate, until, type ThroughputFigures } from './support/database-throughput.js';
 import { seconds } from './support/figures.js';
 
-const TARGET_MB = 100;
 const TIMEOUT_MS = 600_000;
 
-export interface SshResult {
+export interface SshResult extends ThroughputFigures {
   postgres: string;
   databaseCreateMs: number;
-  databaseBytes: number;
-  dumpBytes: number;
-  backupMs: number;
-  restoreMs: number;
-}
-
-async function until(what: string, check: () => Promise<boolean>): Promise<void> {
-  const end = Date.now() + TIMEOUT_MS;
-  while (!(await check())) {
-    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
 }
 
 async function run(progress: (line: string) => void): Promise<SshResult> {
@@ -39,53 +27,19 @@ async function run(progress: (line: string) => void): Promise<SshResult> {
   let databaseId: string | undefined;
   try {
     const password = 'bench-password-0123456789';
-    let started = performance.now();
+    const started = performance.now();
     const db = await databases.create('bench-db', { name: 'bench-db', type: 'postgresql', version: installed.major, storageGb: 1, placement: fixture.placement, password });
     databaseId = db.id;
-    await until('the database', async () => (await databases.observe({ key: 'bench-db', externalId: db.id }))?.status === 'available');
+    await until('the database', async () => (await databases.observe({ key: 'bench-db', externalId: db.id }))?.status === 'available', TIMEOUT_MS);
     const databaseCreateMs = performance.now() - started;
     progress(`database available over SSH in ${seconds(databaseCreateMs)}`);
-
-    const endpoint = await databases.endpoint(db.id);
-    const pg = (await import('pg')).default;
-    const client = new pg.Client({ host: endpoint.host, port: endpoint.port, user: endpoint.username, database: endpoint.database, password });
-    await client.connect();
-    progress(`filling the database with about ${TARGET_MB} MB`);
-    await client.query('create table filler (id int primary key, payload text not null)');
-    const rows = TARGET_MB * 1000;
-    for (let from = 1; from <= rows; from += 10_000) {
-      await client.query(`insert into filler select g, (select string_agg(md5(random()::text || i), '') from generate_series(1, 32) i where g > 0) from generate_series($1::int, $2::int) g`, [from, Math.min(from + 9_999, rows)]);
-    }
-    const size = await client.query<{ bytes: string }>('select pg_database_size(current_database()) as bytes');
-    await client.end();
-    const databaseBytes = Number(size.rows[0]?.bytes ?? 0);
-
-    progress(`database is ${(databaseBytes / 1e6).toFixed(0)} MB; backing up over SSH`);
-    started = performance.now();
-    await databases.createBackup(db.id, 'bench-backup');
-    let backup = await databases.observeBackup({ key: 'bench-backup' });
-    await until('the backup', async () => {
-      backup = await databases.observeBackup({ key: 'bench-backup' });
-      return backup?.status === 'completed' || backup?.status === 'failed';
-    });
-    const backupMs = performance.now() - started;
-    if (backup?.status !== 'completed') throw new Error(`the backup failed: ${backup?.message ?? 'unknown'}`);
-    progress(`backed up in ${seconds(backupMs)}; restoring over SSH`);
-    started = performance.now();
-    await databases.restore(db.id, backup.id, 'bench-restore');
-    await until('the restore', async () => (await databases.observe({ key: 'bench-db', externalId: db.id }))?.status === 'available');
-    const restoreMs = performance.now() - started;
-    progress(`restored in ${seconds(restoreMs)}`);
-    return { postgres: installed.version, databaseCreateMs, databaseBytes, dumpBytes: backup.sizeBytes ?? 0, backupMs, restoreMs };
+    const throughput = await measureBackupAndRestore(databases, { id: db.id, key: 'bench-db', password }, progress, TIMEOUT_MS);
+    return { postgres: installed.version, databaseCreateMs, ...throughput };
   } finally {
     if (databaseId) await databases.delete(databaseId);
     await databases.close();
     await fixture.cleanup();
   }
-}
-
-function rate(bytes: number, ms: number): string {
-  return ms > 0 ? `${(bytes / 1e6 / (ms / 1000)).toFixed(1)} MB/s` : '—';
 }
 
 function format(r: SshResult): string[] {

@@ -3,7 +3,7 @@
  * bin/cairn.js runs dist/ when its build stamp is current, refuses with what to run when src/
  * changed since (a test file does not count), runs dist/ unchecked where src/ is absent (an
  * installed package, the image), and runs src/ only when asked (CAIRN_FROM_SOURCE=1, needing
- * tsx). Then the real compiled CLI of this checkout (built once here when stale) answers
+ * tsx). Then the real compiled CLI of this checkout (the tests' global setup built it when stale) answers
  * `--version` and validates the quickstart, its schemas found from the package root.
  */
 import { spawnSync } from 'node:child_process';
@@ -12,11 +12,10 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 // @ts-expect-error -- plain JavaScript beside the executable, without type declarations
-import { newestInputMtimeMs, staleDistReason } from '../bin/dist-freshness.js';
+import { newestInputMtimeMs } from '../bin/dist-freshness.js';
 import { REPO_ROOT } from './support/cairn-process.js';
 
 const newest = newestInputMtimeMs as (root: string) => number;
-const staleReason = staleDistReason as (root: string) => string | undefined;
 
 const root = mkdtempSync(join(tmpdir(), 'cairn-bin-'));
 
@@ -110,13 +109,6 @@ describe('bin/cairn.js', () => {
 });
 
 describe('the compiled CLI of this checkout', () => {
-  beforeAll(() => {
-    // `npm ci` builds (the prepare script); build here only when src/ changed since.
-    if (staleReason(REPO_ROOT) === undefined) return;
-    const built = spawnSync('npm', ['run', 'build'], { cwd: REPO_ROOT, encoding: 'utf8' });
-    if (built.status !== 0) throw new Error(`npm run build failed:\n${built.stdout}${built.stderr}`);
-  }, 300_000);
-
   it('prints its version', () => {
     expect(run(['--version'], {}, REPO_ROOT)).toMatchObject({ code: 0, stdout: '0.1.0\n' });
   });

@@ -14,7 +14,7 @@ import { processAlive } from '../src/drivers/local/orphaned-apps.js';
 import { postgresInstallations } from '../src/drivers/local/postgres-installations.js';
 import type { LocalState } from '../src/drivers/local/state-file.js';
 import { collect } from './support/cairn-process.js';
-import { killAtSeededMoments, startWatchingServe, workloadPhases, type WatchingServe } from './support/serve-crashes.js';
+import { killAtSeededMoments, startWatchingServe, untilPhases, type WatchingServe } from './support/serve-crashes.js';
 import { stopLocalClusters } from './support/local-clusters.js';
 import { until } from './support/until.js';
 
@@ -85,10 +85,6 @@ function startServe(): WatchingServe {
   return startWatchingServe(dataDir, manifests, ENV);
 }
 
-function phases(): Record<string, string> {
-  return workloadPhases(dataDir);
-}
-
 /** Every invariant that must hold whenever cairn is not running, whatever moment it died at. */
 function expectNothingLeakedOrDoubled(context: string): void {
   const state = localState();
@@ -125,10 +121,8 @@ describe('SIGKILL of cairn serve on the local vendor', () => {
     declare(true);
     const serve = startServe();
     try {
-      await until('the database and the app to be up', () => Promise.resolve(phases()), (p) => p[DATABASE] === 'available' && p[APP] === 'running', 120_000).catch((error: Error) => {
-        throw new Error(`${error.message}\nhost: ${world()}\nserve said:\n${serve.output().slice(-3000)}`);
-      });
-      await until('the database and the app to be up', () => Promise.resolve(phases()), (p) => p[DATABASE] === 'available' && p[APP] === 'running', 120_000);
+      const context = (): string => `seed ${seed}, host: ${world()}`;
+      await untilPhases(serve, dataDir, 'the database and the app to be up', (p) => p[DATABASE] === 'available' && p[APP] === 'running', context);
       const state = localState();
       expect(state.databases.map((d) => d.name), `seed ${seed}: ${world()}`).toEqual([DATABASE]);
       expect(clusterIds(), `seed ${seed}: ${world()}`).toEqual(state.databases.map((d) => d.id));
@@ -137,7 +131,7 @@ describe('SIGKILL of cairn serve on the local vendor', () => {
       expect(running).toHaveLength(1);
 
       declare(false);
-      await until('the database and the app to be removed', () => Promise.resolve(phases()), (p) => p[DATABASE] === undefined && p[APP] === undefined, 120_000);
+      await untilPhases(serve, dataDir, 'the database and the app to be removed', (p) => p[DATABASE] === undefined && p[APP] === undefined, context);
       expect(localState().databases, `seed ${seed}: ${world()}`).toEqual([]);
       expect(localState().apps, `seed ${seed}: ${world()}`).toEqual([]);
       expect(clusterIds(), `seed ${seed}: ${world()}`).toEqual([]);

@@ -13,7 +13,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { collect } from './support/cairn-process.js';
-import { killAtSeededMoments, startWatchingServe, workloadPhases, type WatchingServe } from './support/serve-crashes.js';
+import { killAtSeededMoments, startWatchingServe, untilPhases, workloadPhases, type WatchingServe } from './support/serve-crashes.js';
 import { sshExampleOnLoopback } from './support/ssh-example.js';
 import type { RunningSshd } from './support/sshd.js';
 import { until } from './support/until.js';
@@ -110,9 +110,8 @@ describe('SIGKILL of cairn serve with a database and an app on a host over SSH',
     declare(true);
     const serve = startServe();
     try {
-      await until('the database and the app to be up', () => Promise.resolve(phases()), (p) => p['hello-db'] === 'available' && p['hello'] === 'running', 120_000).catch((error: Error) => {
-        throw new Error(`${error.message}\nhost: ${world()}\nserve said:\n${serve.output().slice(-3000)}`);
-      });
+      const context = (): string => `seed ${seed}, host: ${world()}`;
+      await untilPhases(serve, dataDir, 'the database and the app to be up', (p) => p['hello-db'] === 'available' && p['hello'] === 'running', context);
       expect(hostRecords('databases').map((d) => d.name), `seed ${seed}: ${world()}`).toEqual(['hello-db']);
       expect(filesIn('databases'), `seed ${seed}: ${world()}`).toEqual(hostRecords('databases').map((d) => d.id));
       expect(hostRecords('apps').map((a) => a.name), `seed ${seed}: ${world()}`).toEqual(['hello']);
@@ -120,7 +119,7 @@ describe('SIGKILL of cairn serve with a database and an app on a host over SSH',
       expect(running).toHaveLength(1);
 
       declare(false);
-      await until('the database and the app to be removed', () => Promise.resolve(phases()), (p) => p['hello-db'] === undefined && p['hello'] === undefined, 120_000);
+      await untilPhases(serve, dataDir, 'the database and the app to be removed', (p) => p['hello-db'] === undefined && p['hello'] === undefined, context);
       expect(hostRecords('databases'), `seed ${seed}: ${world()}`).toEqual([]);
       expect(hostRecords('apps'), `seed ${seed}: ${world()}`).toEqual([]);
       expect(filesIn('databases'), `seed ${seed}: ${world()}`).toEqual([]);

@@ -46,16 +46,29 @@ export class DirectoryWatch {
     this.root = resolve(dir);
   }
 
-  /** Applies the directory once, then watches it. */
+  /**
+   * Watches the directory, then applies it once: the watch is ready before the first read, so
+   * a change made while cairn starts is either in that read or reported after it, never lost.
+   */
   async start(): Promise<void> {
     const info = await stat(this.root).catch(() => undefined);
     if (!info?.isDirectory()) throw new Error(`--watch ${this.root}: no such directory`);
-    await this.applyNow();
-    this.watcher = watch(this.root, {
+    const watcher = watch(this.root, {
       ignoreInitial: true,
       ignored: (path) => path !== this.root && (basename(path).startsWith('.') || basename(path) === 'node_modules'),
     });
-    this.watcher.on('all', () => this.schedule());
+    this.watcher = watcher;
+    watcher.on('all', () => this.schedule());
+    // A watch the system refuses (inotify limits) or loses must not go quiet: say so, and read the directory again.
+    watcher.on('error', (error: unknown) => {
+      this.report(`watching failed (${error instanceof Error ? error.message : String(error)}); reading the directory again now`);
+      this.schedule();
+    });
+    await new Promise<void>((resolve) => {
+      watcher.once('ready', () => resolve());
+      watcher.once('error', () => resolve());
+    });
+    await this.applyNow();
   }
 
   async stop(): Promise<void> {

@@ -23,13 +23,15 @@ export interface RunOptions {
 }
 
 /**
- * Environment for children: no colour, fast polling, and CAIRN_FROM_SOURCE=1 so that
- * bin/cairn.js runs src/ through tsx — the code under test, as vitest runs it, whatever state
- * dist/ is in (test/compiled-cli.test.ts covers the compiled path).
+ * Environment for children: no colour and fast polling. They run the compiled dist/, which the
+ * tests' global setup (compiled-cli-setup.ts) rebuilds first when src/ changed, so it is the
+ * code under test; CAIRN_FROM_SOURCE is dropped so that a developer's shell cannot turn them
+ * back to tsx.
  */
 export function testEnv(extra: NodeJS.ProcessEnv = {}): NodeJS.ProcessEnv {
-  const env: NodeJS.ProcessEnv = { ...process.env, NO_COLOR: '1', CAIRN_POLL_MS: '100', CAIRN_FROM_SOURCE: '1', ...extra };
+  const env: NodeJS.ProcessEnv = { ...process.env, NO_COLOR: '1', CAIRN_POLL_MS: '100', ...extra };
   delete env.FORCE_COLOR;
+  if (extra.CAIRN_FROM_SOURCE === undefined) delete env.CAIRN_FROM_SOURCE;
   return env;
 }
 

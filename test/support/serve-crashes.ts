@@ -26,7 +26,7 @@ export function startWatchingServe(dataDir: string, manifests: string, env: Node
   return { child, output: () => output };
 }
 
-/** The phase of each Database and App the store holds, by name ("pending (…)" while its generation is not yet observed). */
+/** The phase of each Database and App the store holds, by name ("pending (…)" while its generation is not yet observed, "deleting (…)" once its removal is asked). */
 export function workloadPhases(dataDir: string): Record<string, string> {
   const store = Store.open(dataDir);
   try {
@@ -34,13 +34,25 @@ export function workloadPhases(dataDir: string): Record<string, string> {
     for (const kind of ['Database', 'App'] as const) {
       for (const r of store.resources.list({ tenant: 'default', kind })) {
         const ready = r.status.conditions.find((c) => c.type === 'Ready');
-        result[r.name] = r.status.observedGeneration === r.generation ? r.status.phase : `pending (${r.status.phase}: ${ready?.reason ?? ''} ${ready?.message ?? ''})`;
+        const detail = `${r.status.phase}: ${ready?.reason ?? ''} ${ready?.message ?? ''}`;
+        if (r.deletionTimestamp) result[r.name] = `deleting (${detail})`;
+        else result[r.name] = r.status.observedGeneration === r.generation ? r.status.phase : `pending (${detail})`;
       }
     }
     return result;
   } finally {
     store.close();
   }
+}
+
+/**
+ * Waits up to two minutes for the workloads' phases to satisfy `reached`; a timeout tells the
+ * story: `context` (the seed and what the host holds) and the end of what serve printed.
+ */
+export async function untilPhases(serve: WatchingServe, dataDir: string, what: string, reached: (phases: Record<string, string>) => boolean, context: () => string): Promise<void> {
+  await until(what, () => Promise.resolve(workloadPhases(dataDir)), reached, 120_000).catch((error: Error) => {
+    throw new Error(`${error.message}\n${context()}\nserve said:\n${serve.output().slice(-3000)}`);
+  });
 }
 
 export interface KillLoop {

@@ -29,7 +29,7 @@ export class ContaboCloudDriver extends KitCloudDriver {
       describeEndpoint: describeApi,
       credentialProbePath: '/v1/compute/instances',
       tokenHelp: "copy client_id, client_secret, api_user and api_password from Contabo's Customer Control Panel → API",
-      metricsUnsupported: "Contabo's API reports no CPU, memory or disk use of an instance; cairn will read them from the server itself over SSH (not built yet)",
+      metricsUnsupported: "Contabo's API reports no CPU, memory or disk use of an instance",
     });
     this.servers = new ContaboInstances(client, pollMs, (region, size) => this.catalog.checkPlacement(region, size), (image) => this.resolveImage(image), (id) => this.imageName(id));
   }

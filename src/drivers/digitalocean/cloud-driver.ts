@@ -27,7 +27,7 @@ export class DigitalOceanCloudDriver extends KitCloudDriver {
       tokenHelp:
         'create a personal access token with read and write scopes (or custom scopes droplet:*, tag:*, regions:read, sizes:read) under API → Tokens in the DigitalOcean control panel',
       metricsUnsupported:
-        "DigitalOcean's monitoring API reports memory and disk use only from its agent on the droplet, which cairn does not install; cairn will read them from the server itself over SSH (not built yet)",
+        "DigitalOcean's monitoring API reports memory and disk use only from its agent on the droplet, which cairn does not install",
     });
     this.servers = new DigitalOceanDroplets(client, actionPollMs, (region, size) => this.catalog.checkPlacement(region, size));
   }

@@ -38,7 +38,7 @@ export class ExoscaleCloudDriver extends KitCloudDriver {
       describeEndpoint: apis.describeEndpoint,
       credentialProbePath: '/zone',
       tokenHelp: 'create an API key (and its secret) under IAM → Keys in the Exoscale portal, with a role allowing Compute',
-      metricsUnsupported: "Exoscale's API v2 has no instance metrics endpoint; cairn will read CPU, memory and disk use from the server itself over SSH (not built yet)",
+      metricsUnsupported: "Exoscale's API v2 has no instance metrics endpoint",
     });
     this.servers = new ExoscaleInstances(
       {

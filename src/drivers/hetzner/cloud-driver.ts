@@ -25,7 +25,7 @@ export class HetznerCloudDriver extends KitCloudDriver {
       credentialProbePath: '/servers',
       tokenHelp: 'create a Read & Write token in the Hetzner Console under Security → API tokens',
       metricsUnsupported:
-        'Hetzner Cloud reports CPU, disk and network throughput, not memory or disk use; cairn will read those from the server itself over SSH (not built yet)',
+        'Hetzner Cloud reports CPU, disk and network throughput, not memory or disk use',
     });
     this.servers = new HetznerServers(client, actionPollMs, (region, size) => this.catalog.checkPlacement(region, size));
   }

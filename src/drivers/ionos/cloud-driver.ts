@@ -26,7 +26,7 @@ export class IonosCloudDriver extends KitCloudDriver {
       credentialProbeQuery: { depth: 0, limit: 1 },
       tokenHelp: 'give an IONOS Cloud API token (DCD → Management → Token Manager) or the account username and password, of a user allowed to create data centers',
       metricsUnsupported:
-        "IONOS's Cloud API has no server metrics (its monitoring is a separate product, not in this document); cairn will read them from the server itself over SSH (not built yet)",
+        "IONOS's Cloud API has no server metrics (its monitoring is a separate product, not in this document)",
     });
     this.servers = new IonosServers(client, datacenters, pollMs, (region, size) => this.catalog.checkPlacement(region, size));
   }

@@ -26,7 +26,7 @@ export class LeasewebCloudDriver extends KitCloudDriver {
       credentialProbeQuery: { limit: 1 },
       tokenHelp: 'create an API key in the Leaseweb Customer Portal (API client management) and give it as the provider\'s "token"',
       metricsUnsupported:
-        "Leaseweb's Public Cloud API reports an instance's CPU and data traffic, not its memory or disk use; cairn will read them from the server itself over SSH (not built yet)",
+        "Leaseweb's Public Cloud API reports an instance's CPU and data traffic, not its memory or disk use",
     });
     this.servers = new LeasewebInstances(client, pollMs, (region, size) => this.catalog.checkPlacement(region, size), (size) => this.storageTypes.get(size) ?? 'CENTRAL');
   }

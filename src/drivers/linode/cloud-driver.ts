@@ -37,7 +37,7 @@ export class LinodeCloudDriver extends KitCloudDriver {
       credentialProbeQuery: {},
       tokenHelp: 'create a personal access token with Linodes read/write under your profile → API Tokens in Linode Cloud Manager',
       metricsUnsupported:
-        "Linode's API reports a Linode's CPU, disk I/O and network (its stats), not its memory or disk use; cairn will read them from the server itself over SSH (not built yet)",
+        "Linode's API reports a Linode's CPU, disk I/O and network (its stats), not its memory or disk use",
     });
     this.servers = new LinodeInstances(client, pollMs, (region, size) => this.catalog.checkPlacement(region, size), linodeImage);
   }

@@ -36,7 +36,7 @@ export class ScalewayCloudDriver extends KitCloudDriver {
       credentialProbePath: `/instance/v1/zones/${ZONES[0] ?? 'fr-par-1'}/servers`,
       tokenHelp: KEY_HELP,
       metricsUnsupported:
-        "Scaleway's Instance API reports no CPU, memory or disk use (its Cockpit metrics are a separate product that needs its own agent); cairn will read them from the server itself over SSH (not built yet)",
+        "Scaleway's Instance API reports no CPU, memory or disk use (its Cockpit metrics are a separate product that needs its own agent)",
     });
     this.servers = new ScalewayServers(client, projectId, pollMs, (region, size) => this.catalog.checkPlacement(region, size));
   }

@@ -28,7 +28,7 @@ export class VultrCloudDriver extends KitCloudDriver {
       credentialProbePath: '/instances',
       tokenHelp: 'create an API key under Account → API in the Vultr customer portal (and allow the address cairn calls from in its access control)',
       metricsUnsupported:
-        "Vultr's API reports an instance's bandwidth only, not its CPU, memory or disk use; cairn will read them from the server itself over SSH (not built yet)",
+        "Vultr's API reports an instance's bandwidth only, not its CPU, memory or disk use",
     });
     this.servers = new VultrInstances(client, pollMs, (region, size) => this.catalog.checkPlacement(region, size), (image) => this.resolveImage(image));
   }
