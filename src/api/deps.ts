@@ -4,6 +4,7 @@
  * reconciler so that writes are picked up without waiting for the next poll.
  */
 import type { AuthService } from '../auth/auth-service.js';
+import type { Billing } from '../billing/billing.js';
 import type { DriverPool } from '../reconcile/driver-pool.js';
 import type { Store } from '../store/store.js';
 import type { Terminals } from './terminal/terminal-route.js';
@@ -18,4 +19,6 @@ export interface ApiDeps {
   requestSourceSync?: (sourceId: string) => void;
   /** Shells on servers over SSH and the sessions that hold them; without it the terminal answers 503. */
   terminals?: Terminals;
+  /** Billing with Stripe, opened at start; without it billing is off (the self-hosted plan). */
+  billing?: Billing;
 }

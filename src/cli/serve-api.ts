@@ -9,6 +9,7 @@ import type { ReadinessProbe } from '../api/health.js';
 import { createMetricsRegistry } from '../api/metrics.js';
 import { createReconcileMetrics, type ReconcileMetrics } from '../api/reconcile-metrics.js';
 import { AuthService } from '../auth/auth-service.js';
+import { openBilling } from '../billing/billing.js';
 import { createLogger, logLevelFromEnv } from '../logging/logger.js';
 import type { Controller, ControllerOptions } from '../reconcile/controller.js';
 import { type DriverPool, driverPoolFor } from '../reconcile/driver-pool.js';
@@ -32,6 +33,11 @@ export async function buildApi(
   controllerOptions: ControllerOptions,
   hooks: { readiness: ReadinessProbe; controller: () => Controller; requestSourceSync?: (sourceId: string) => void },
 ): Promise<ServedApi> {
+  // Bad billing settings or a bad plans file stop cairn before anything else happens.
+  const billing = openBilling(store);
+  console.log(billing.enabled
+    ? `billing: on (Stripe${billing.settings.apiBase ? ` at ${billing.settings.apiBase.origin}` : ''}); plans free, pro, business`
+    : 'billing: off (no CAIRN_STRIPE_SECRET_KEY); every tenant is on the unlimited self-hosted plan');
   const logger = createLogger({ level: logLevelFromEnv() });
   const metrics = createMetricsRegistry();
   const reconcileMetrics = createReconcileMetrics(metrics, { queueDepthByKind: () => hooks.controller().queueDepthByKind() });
@@ -46,7 +52,7 @@ export async function buildApi(
   const drivers = driverPoolFor(store, dataDir, controllerOptions.requestTimeoutMs ?? 10_000, controllerOptions.deadlines ? { deadlines: controllerOptions.deadlines } : {});
   const terminals: Terminals = { shells: sshShellsFor(drivers), sessions: new TerminalSessions({ audit: store.auditLog }) };
   const express = createApiApp({
-    store, auth, drivers, logger, metrics, terminals,
+    store, auth, drivers, logger, metrics, terminals, billing,
     readiness: hooks.readiness,
     afterWrite: () => hooks.controller().readFeed(),
     ...(hooks.requestSourceSync ? { requestSourceSync: hooks.requestSourceSync } : {}),
