@@ -405,8 +405,13 @@ function removeResource<K extends Kind, D, O extends { id: string }>(
   r: StoredResource<K>,
   adapter: ManagedAdapter<K, D, O>,
 ): ReconcileResult {
-  adapter.onRemoved?.(ctx, r);
-  ctx.store.resources.remove(r.uid);
+  const removed = ctx.store.transaction(() => {
+    if (!ctx.store.resources.removeDeleted(r.uid, r.generation)) return false;
+    adapter.onRemoved?.(ctx, r);
+    return true;
+  });
+  // Declared again while its deletion ran: kept, and made again on the next pass.
+  if (!removed) return { requeueAfterMs: 0 };
   ctx.wakeWaiting(); // e.g. the server that waited for this database to go
   return REMOVED;
 }

@@ -15,7 +15,7 @@ export const REASON_CREDENTIALS_INVALID = 'CredentialsInvalid';
 export async function reconcileProvider(ctx: ReconcileContext, r: StoredResource<'Provider'>, draft: StatusDraft): Promise<ReconcileResult> {
   if (r.deletionTimestamp !== null) {
     requireNoDependents(ctx, r);
-    ctx.store.resources.remove(r.uid);
+    if (!ctx.store.resources.removeDeleted(r.uid, r.generation)) return { requeueAfterMs: 0 };
     ctx.record(r, 'Normal', 'Deleted', `provider ${r.name} removed`);
     ctx.wakeWaiting();
     return REMOVED;

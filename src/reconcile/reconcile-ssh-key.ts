@@ -62,10 +62,13 @@ export function reconcileSshKey(ctx: ReconcileContext, r: StoredResource<'SSHKey
   if (r.deletionTimestamp !== null) {
     draft.setPhase('deleting');
     requireNoDependents(ctx, r);
-    ctx.store.transaction(() => {
+    const removed = ctx.store.transaction(() => {
+      if (!ctx.store.resources.removeDeleted(r.uid, r.generation)) return false;
       forgetPair(ctx.store.secrets, r);
-      ctx.store.resources.remove(r.uid);
+      return true;
     });
+    // Declared again while it was being deleted: kept, with its pair.
+    if (!removed) return Promise.resolve({ requeueAfterMs: 0 });
     ctx.record(r, 'Normal', 'Deleted', `SSH key ${r.name} removed`);
     ctx.wakeWaiting();
     return Promise.resolve(REMOVED);

@@ -507,6 +507,22 @@ export class Resources {
   }
 
   /**
+   * Removes a resource whose deletion is done, only if its deletion is still asked for at
+   * `generation` (the one the reconciler deleted): a resource declared again meanwhile (apply
+   * clears its deletion and bumps its generation) is kept, to be made again. True when removed.
+   */
+  removeDeleted(uid: string, generation: number): boolean {
+    return this.db
+      .transaction((): boolean => {
+        const current = this.get(uid);
+        if (!current || current.deletionTimestamp === null || current.generation !== generation) return false;
+        this.remove(uid);
+        return true;
+      })
+      .immediate();
+  }
+
+  /**
    * Removes a resource for good, once the vendor's side is gone (or orphaned), leaving a
    * tombstone (its last state at the removal's revision) for watches that resume.
    */

@@ -123,8 +123,8 @@ describe('validateResponse', () => {
   });
 
   it('reports an undocumented path, method or status', () => {
-    expect(validateResponse({ method: 'GET', path: '/api/v1/billing/plans', status: 200, contentType: 'application/json', body: {} })).toEqual([
-      'GET /api/v1/billing/plans → 200: the path is not documented',
+    expect(validateResponse({ method: 'GET', path: '/api/v1/no-such-route', status: 200, contentType: 'application/json', body: {} })).toEqual([
+      'GET /api/v1/no-such-route → 200: the path is not documented',
     ]);
     expect(validateResponse({ method: 'PATCH', path: `/api/v1/servers/${SERVER_ID}`, status: 200, contentType: 'application/json', body: server }).join('\n')).toMatch(
       /method PATCH is not documented for \/api\/v1\/servers\/\{id\} \(documented: GET, PUT, DELETE\)/,
@@ -217,6 +217,6 @@ describe('requestBodySchema', () => {
 
   it('is undefined for an operation without a body, and refuses an undocumented one', () => {
     expect(requestBodySchema('POST', '/api/v1/servers/{id}/start')).toBeUndefined();
-    expect(() => requestBodySchema('POST', '/api/v1/billing/checkout')).toThrow(/documents no POST/);
+    expect(() => requestBodySchema('POST', '/api/v1/no-such-route')).toThrow(/documents no POST/);
   });
 });
