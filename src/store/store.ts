@@ -15,6 +15,7 @@ import { AppliedConfigurations } from './applied-configurations.js';
 import { AuditLog } from './audit-log.js';
 import { EventLog } from './events.js';
 import { IdempotencyKeys } from './idempotency-keys.js';
+import { Identities } from './identities.js';
 import { Leases } from './lease.js';
 import { ManifestCache } from './manifest-cache.js';
 import { rotateMasterKey, type MasterKeyRotation, type RotationOptions } from './master-key-rotation.js';
@@ -69,6 +70,8 @@ export class Store {
   readonly manifestCache: ManifestCache;
   /** SSH host keys pinned on first contact, per tenant and `host:port`. */
   readonly sshHostKeys: SshHostKeys;
+  /** Identities at GitHub, Google and GitLab linked to users; started sign-ins and one-time codes. */
+  readonly identities: Identities;
   /**
    * Groups the reconcile loop's writes into one commit every few milliseconds; what must be
    * durable before cairn acts on it waits for `commits.committed()` (see commit-group.ts).
@@ -102,6 +105,7 @@ export class Store {
     this.sources = new GitSources(db, this.secrets);
     this.manifestCache = new ManifestCache(db);
     this.sshHostKeys = new SshHostKeys(db);
+    this.identities = new Identities(db);
     this.commits = new CommitGroup(db);
   }
 
