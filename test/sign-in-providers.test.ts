@@ -22,6 +22,7 @@ import { identitySignInFromEnv } from '../src/auth/identity-providers/identity-s
 import { createLogger } from '../src/logging/logger.js';
 import { driverPoolFor, type DriverPool } from '../src/reconcile/driver-pool.js';
 import { Store } from '../src/store/store.js';
+import { runCairn } from './support/cairn-process.js';
 import { startGitHubDouble, type GitHubDouble } from './support/github-oauth-double.js';
 import { startOidcIssuer, type IdTokenForgery, type OidcIssuer } from './support/oidc-issuer.js';
 import { validateResponse } from './support/openapi-document.js';
@@ -268,7 +269,7 @@ describe('accounts', () => {
       const me = await call('GET', '/api/v1/auth/me', { token: made.body.access_token });
       expect(me.body).toMatchObject({ user: { email: 'newcomer@example.com' }, role: 'owner', tenant: { name: expect.stringMatching(/^newcomer-[0-9a-f]{6}$/) } });
       // No password: e-mail and password never sign this account in.
-      expect((await call('POST', '/api/v1/auth/login', { body: { email: 'newcomer@example.com', password: '' } })).status).toBeGreaterThanOrEqual(401);
+      expect((await call('POST', '/api/v1/auth/login', { body: { email: 'newcomer@example.com', password: PASSWORD } })).status).toBe(401);
       // Its only identity is its last way in.
       const [identity] = (await call('GET', '/api/v1/auth/identities', { token: made.body.access_token })).body.items;
       const unlink = await call('DELETE', `/api/v1/auth/identities/${identity.id}`, { token: made.body.access_token });
@@ -308,6 +309,16 @@ describe('accounts', () => {
     } finally {
       serve(settings());
     }
+  });
+
+  it('stops cairn serve at start with the name of a sign-in setting that cannot be used, and no stack', async () => {
+    const result = await runCairn(['serve', '--port', '0', '--data-dir', join(dir, 'serve-state')], {
+      env: { CAIRN_GITLAB_CLIENT_ID: 'gl', CAIRN_GITLAB_CLIENT_SECRET: 'a-secret-never-printed', CAIRN_GITLAB_ISSUER: 'gitlab.example.com' },
+    });
+    expect(result.code).toBe(1);
+    expect(result.stderr).toContain('Error: CAIRN_GITLAB_ISSUER: "gitlab.example.com" is not a URL');
+    expect(result.stderr).not.toContain('    at ');
+    expect(result.stdout + result.stderr).not.toContain('a-secret-never-printed');
   });
 
   it('keeps every answer within the OpenAPI document, and the GitHub double saw nothing amiss', () => {

@@ -18,7 +18,7 @@ import { GitHubClient } from './github-client.js';
 import { OidcClient } from './oidc-client.js';
 import { SignInRefusedError, type IdentityProviderClient, type OutboundFetch } from './provider-identity.js';
 import { checkedRedirectTarget, withCode } from './redirect-targets.js';
-import { callbackUrl, displayName, enabledProvider, identitySettingsFromEnv, type IdentitySettings, type ProviderName } from './settings.js';
+import { callbackUrl, displayName, enabledProvider, identitySettingsFromEnv, PROVIDER_NAMES, type IdentitySettings, type ProviderName } from './settings.js';
 
 export const STATE_TTL_SECONDS = 600;
 export const EXCHANGE_CODE_TTL_SECONDS = 60;
@@ -90,6 +90,11 @@ export class IdentitySignIn {
     const found = code.startsWith(EXCHANGE_CODE_PREFIX) ? this.store.identities.consumeCode(code, iso(this.now())) : undefined;
     if (!found) throw new UnauthorizedError(`the sign-in code is unknown, used already or expired (it works once, within ${EXCHANGE_CODE_TTL_SECONDS} seconds); sign in again`);
     return this.auth.signIn(found.userId, clientAddress, found.tenantName ?? undefined);
+  }
+
+  /** The providers that are configured (client and CAIRN_PUBLIC_URL), by display name. */
+  enabledProviders(): string[] {
+    return PROVIDER_NAMES.filter((name) => this.settings.providers[name] !== undefined && this.settings.publicUrl !== null).map(displayName);
   }
 
   list(userId: string): IdentityRecord[] {
