@@ -8,7 +8,7 @@
  */
 /* eslint-disable @typescript-eslint/no-explicit-any -- answers are JSON checked by assertions and by the OpenAPI document */
 import { randomBytes } from 'node:crypto';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -22,7 +22,7 @@ import { identitySignInFromEnv } from '../src/auth/identity-providers/identity-s
 import { createLogger } from '../src/logging/logger.js';
 import { driverPoolFor, type DriverPool } from '../src/reconcile/driver-pool.js';
 import { Store } from '../src/store/store.js';
-import { runCairn } from './support/cairn-process.js';
+import { collect, runCairn, spawnCairn } from './support/cairn-process.js';
 import { startGitHubDouble, type GitHubDouble } from './support/github-oauth-double.js';
 import { startOidcIssuer, type IdTokenForgery, type OidcIssuer } from './support/oidc-issuer.js';
 import { validateResponse } from './support/openapi-document.js';
@@ -319,6 +319,55 @@ describe('accounts', () => {
     expect(result.stderr).toContain('Error: CAIRN_GITLAB_ISSUER: "gitlab.example.com" is not a URL');
     expect(result.stderr).not.toContain('    at ');
     expect(result.stdout + result.stderr).not.toContain('a-secret-never-printed');
+  });
+
+  it.each(['github', 'gitlab'] as const)('cairn login --%s: prints the URL, takes the redirect on its loopback port, trades the code and stores tokens 0600 that the API takes', async (provider) => {
+    if (provider === 'github') githubUser(1001, 'cy@example.com', true);
+    else gitlab.accounts.set('sub-bob@example.com', { email: 'bob@example.com', email_verified: true });
+    const config = mkdtempSync(join(tmpdir(), 'cairn-login-'));
+    try {
+      const child = spawnCairn(['login', '--server', base, `--${provider}`, '--timeout', '30'], { env: { XDG_CONFIG_HOME: config } });
+      const done = collect(child);
+      const url = await new Promise<string>((resolve, reject) => {
+        let seen = '';
+        child.stdout!.on('data', (chunk: Buffer) => {
+          seen += chunk.toString();
+          const found = /(http:\/\/127\.0\.0\.1:\d+\/api\/v1\/auth\/\w+\?redirect_uri=\S+)/.exec(seen);
+          if (found) resolve(found[1]!);
+        });
+        child.once('exit', () => reject(new Error(`cairn login exited before printing the URL: ${seen}`)));
+      });
+      const callback = await new SignInBrowser().runUntil(url, `${base}/api/v1/auth/${provider}/callback`, 'sub-bob@example.com');
+      const back = await call('GET', `${callback.pathname}${callback.search}`);
+      expect(back.status).toBe(302);
+      expect(back.location).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/cairn-login\?code=cairn_sc_/);
+      expect((await fetch(back.location!)).status).toBe(200);
+      const result = await done;
+      expect(result.code, result.stderr).toBe(0);
+      const file = join(config, 'cairn', 'credentials.json');
+      expect(statSync(file).mode & 0o777).toBe(0o600);
+      const stored = (JSON.parse(readFileSync(file, 'utf8')) as { servers: Record<string, { access_token: string; refresh_token: string; expires_at: string }> }).servers[base]!;
+      expect(Date.parse(stored.expires_at)).toBeGreaterThan(Date.now());
+      const me = await call('GET', '/api/v1/auth/me', { token: stored.access_token });
+      expect(me.body.user.email).toBe(provider === 'github' ? 'cy@example.com' : 'bob@example.com');
+    } finally {
+      rmSync(config, { recursive: true, force: true });
+    }
+  });
+
+  it('cairn login --email stores the tokens of e-mail and password', async () => {
+    const config = mkdtempSync(join(tmpdir(), 'cairn-login-'));
+    try {
+      const result = await runCairn(['login', '--server', base, '--email', 'dee@example.com'], { env: { XDG_CONFIG_HOME: config }, input: `${PASSWORD}\n` });
+      expect(result.code, result.stderr).toBe(0);
+      const stored = (JSON.parse(readFileSync(join(config, 'cairn', 'credentials.json'), 'utf8')) as { servers: Record<string, { access_token: string }> }).servers[base]!;
+      expect((await call('GET', '/api/v1/auth/me', { token: stored.access_token })).body.user.email).toBe('dee@example.com');
+      const wrong = await runCairn(['login', '--server', base, '--email', 'dee@example.com'], { env: { XDG_CONFIG_HOME: config }, input: 'not the password\n' });
+      expect(wrong.code).toBe(1);
+      expect(wrong.stderr).toContain('sign-in refused (HTTP 401)');
+    } finally {
+      rmSync(config, { recursive: true, force: true });
+    }
   });
 
   it('keeps every answer within the OpenAPI document, and the GitHub double saw nothing amiss', () => {
