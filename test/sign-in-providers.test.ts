@@ -8,7 +8,7 @@
  */
 /* eslint-disable @typescript-eslint/no-explicit-any -- answers are JSON checked by assertions and by the OpenAPI document */
 import { randomBytes } from 'node:crypto';
-import { mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -355,13 +355,34 @@ describe('accounts', () => {
     }
   });
 
-  it('cairn login --email stores the tokens of e-mail and password', async () => {
+  it('cairn login --email stores the tokens of e-mail and password, which cairn plan --server uses and refreshes when they expire', async () => {
     const config = mkdtempSync(join(tmpdir(), 'cairn-login-'));
     try {
       const result = await runCairn(['login', '--server', base, '--email', 'dee@example.com'], { env: { XDG_CONFIG_HOME: config }, input: `${PASSWORD}\n` });
       expect(result.code, result.stderr).toBe(0);
       const stored = (JSON.parse(readFileSync(join(config, 'cairn', 'credentials.json'), 'utf8')) as { servers: Record<string, { access_token: string }> }).servers[base]!;
       expect((await call('GET', '/api/v1/auth/me', { token: stored.access_token })).body.user.email).toBe('dee@example.com');
+      // Later commands use the stored sign-in, and refresh it once it is about to expire.
+      const manifest = join(config, 'provider.yaml');
+      writeFileSync(manifest, 'apiVersion: cairn.dev/v1\nkind: Provider\nmetadata:\n  name: stored-token-sandbox\nspec:\n  vendor: sandbox\n');
+      const plan = await runCairn(['plan', '--server', base, '-f', manifest], { env: { XDG_CONFIG_HOME: config, CAIRN_TOKEN: '' } });
+      expect(plan.code, plan.stderr).toBe(0);
+      expect(plan.stdout).toContain('stored-token-sandbox');
+      const file = join(config, 'cairn', 'credentials.json');
+      const document = JSON.parse(readFileSync(file, 'utf8')) as { servers: Record<string, { access_token: string; refresh_token: string; expires_at: string }> };
+      const before = document.servers[base]!;
+      document.servers[base] = { ...before, expires_at: new Date(Date.now() - 1000).toISOString() };
+      writeFileSync(file, JSON.stringify(document));
+      const refreshed = await runCairn(['plan', '--server', base, '-f', manifest], { env: { XDG_CONFIG_HOME: config, CAIRN_TOKEN: '' } });
+      expect(refreshed.code, refreshed.stderr).toBe(0);
+      const after = (JSON.parse(readFileSync(file, 'utf8')) as typeof document).servers[base]!;
+      expect(after.refresh_token).not.toBe(before.refresh_token);
+      expect(Date.parse(after.expires_at)).toBeGreaterThan(Date.now());
+      expect((await call('GET', '/api/v1/auth/me', { token: after.access_token })).status).toBe(200);
+      const none = await runCairn(['plan', '--server', base, '-f', manifest], { env: { XDG_CONFIG_HOME: join(config, 'elsewhere'), CAIRN_TOKEN: '' } });
+      expect(none.code).toBe(1);
+      expect(none.stderr).toContain(`cairn login --server ${base}`);
+
       const wrong = await runCairn(['login', '--server', base, '--email', 'dee@example.com'], { env: { XDG_CONFIG_HOME: config }, input: 'not the password\n' });
       expect(wrong.code).toBe(1);
       expect(wrong.stderr).toContain('sign-in refused (HTTP 401)');
