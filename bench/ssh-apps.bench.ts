@@ -35,6 +35,8 @@ async function run(progress: (line: string) => void): Promise<SshAppsResult> {
   const source = mkdtempSync(join(tmpdir(), 'cairn-bench-ssh-app-'));
   writeFileSync(join(source, 'server.js'), "require('http').createServer((q, r) => r.end('ok')).listen(Number(process.env.PORT), '127.0.0.1');\n");
   process.env.CAIRN_LOCAL_SOURCE_DIRS = source;
+  // The sshd is on loopback, which the outbound guard closes to what tenants give.
+  process.env.CAIRN_ALLOW_PRIVATE_ENDPOINTS = 'true';
   const fixture = await startSshRuntimeFixture();
   const apps = new SshApps(fixture.options);
   const result: SshAppsResult = { createMs: [], redeployMs: [], deleteMs: [] };

@@ -5,6 +5,7 @@
  */
 import type { AuthService } from '../auth/auth-service.js';
 import type { IdentitySignIn } from '../auth/identity-providers/identity-sign-in.js';
+import type { Billing } from '../billing/billing.js';
 import type { DriverPool } from '../reconcile/driver-pool.js';
 import type { Store } from '../store/store.js';
 import type { Terminals } from './terminal/terminal-route.js';
@@ -21,4 +22,6 @@ export interface ApiDeps {
   identitySignIn?: IdentitySignIn;
   /** Shells on servers over SSH and the sessions that hold them; without it the terminal answers 503. */
   terminals?: Terminals;
+  /** Billing with Stripe, opened at start; without it billing is off (the self-hosted plan). */
+  billing?: Billing;
 }

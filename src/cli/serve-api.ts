@@ -12,6 +12,7 @@ import { AuthService } from '../auth/auth-service.js';
 import { identitySignInFromEnv, type IdentitySignIn } from '../auth/identity-providers/identity-sign-in.js';
 import { IdentitySettingsError } from '../auth/identity-providers/settings.js';
 import { CliError } from './cli-error.js';
+import { openBilling } from '../billing/billing.js';
 import { createLogger, logLevelFromEnv } from '../logging/logger.js';
 import type { Controller, ControllerOptions } from '../reconcile/controller.js';
 import { type DriverPool, driverPoolFor } from '../reconcile/driver-pool.js';
@@ -35,6 +36,11 @@ export async function buildApi(
   controllerOptions: ControllerOptions,
   hooks: { readiness: ReadinessProbe; controller: () => Controller; requestSourceSync?: (sourceId: string) => void },
 ): Promise<ServedApi> {
+  // Bad billing settings or a bad plans file stop cairn before anything else happens.
+  const billing = openBilling(store);
+  console.log(billing.enabled
+    ? `billing: on (Stripe${billing.settings.apiBase ? ` at ${billing.settings.apiBase.origin}` : ''}); plans free, pro, business`
+    : 'billing: off (no CAIRN_STRIPE_SECRET_KEY); every tenant is on the unlimited self-hosted plan');
   const logger = createLogger({ level: logLevelFromEnv() });
   const metrics = createMetricsRegistry();
   const reconcileMetrics = createReconcileMetrics(metrics, { queueDepthByKind: () => hooks.controller().queueDepthByKind() });
@@ -50,7 +56,7 @@ export async function buildApi(
   const drivers = driverPoolFor(store, dataDir, controllerOptions.requestTimeoutMs ?? 10_000, controllerOptions.deadlines ? { deadlines: controllerOptions.deadlines } : {});
   const terminals: Terminals = { shells: sshShellsFor(drivers), sessions: new TerminalSessions({ audit: store.auditLog }) };
   const express = createApiApp({
-    store, auth, drivers, logger, metrics, terminals, identitySignIn,
+    store, auth, drivers, logger, metrics, terminals, identitySignIn, billing,
     readiness: hooks.readiness,
     afterWrite: () => hooks.controller().readFeed(),
     ...(hooks.requestSourceSync ? { requestSourceSync: hooks.requestSourceSync } : {}),

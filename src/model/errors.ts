@@ -98,3 +98,9 @@ export class UnsupportedMediaTypeError extends CairnError {
 export class AlreadyExistsError extends ConflictError {
   override readonly name = 'AlreadyExistsError';
 }
+
+/** A create past what the tenant's plan allows (API.md "Billing": 402; 403 on the Kubernetes API). */
+export class QuotaExceededError extends CairnError {
+  readonly code = 'quota_exceeded';
+  override readonly name = 'QuotaExceededError';
+}

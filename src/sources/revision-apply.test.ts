@@ -118,4 +118,13 @@ describe('applyRevision', () => {
     expect(store.resources.revision()).toBe(before);
     expect(names()).toEqual([]);
   });
+
+  it('rejects whole a revision that would take the tenant past its plan, with the plan and limit as the reason', () => {
+    store.close();
+    store = Store.open(dir, { env: { CAIRN_STRIPE_SECRET_KEY: 'sk_test_x' } });
+    const files = [{ file: 'p.yaml', text: provider }, { file: 's.yaml', text: `${server('a')}---\n${server('b')}---\n${server('c')}` }];
+    const outcome = applyRevision(store, { tenant: 'default', owner, revision: 'r1', prune: true, files });
+    expect(outcome).toEqual({ status: 'over_quota', errors: ['the free plan allows 2 servers; this would make 3 (upgrade with POST /billing/checkout, or delete some first)'] });
+    expect(names()).toEqual([]);
+  });
 });

@@ -6,7 +6,7 @@
  * resources whose manifests are gone are deleted (prune) or reported as orphans.
  */
 import { jsonEqual } from '../model/canonical-json.js';
-import { ConflictError } from '../model/errors.js';
+import { ConflictError, QuotaExceededError } from '../model/errors.js';
 import { formatManifestError } from '../model/manifest-error.js';
 import { loadManifestSources, type ManifestSource } from '../model/manifest-loader.js';
 import type { LocatedManifest } from '../model/manifest-parser.js';
@@ -35,6 +35,8 @@ export type RevisionOutcome =
   | { status: 'applied'; created: number; updated: number; unchanged: number; pruned: string[]; orphans: string[]; resources: number }
   | { status: 'invalid'; errors: string[] }
   | { status: 'conflict'; errors: string[]; conflicts: SourceConflict[] }
+  /** It would take the tenant past its plan's limits: rejected whole, with the plan's reason. */
+  | { status: 'over_quota'; errors: string[] }
   | { status: 'stale'; reason: string };
 
 /** Parses and validates every file as one set; the manifests, or every error (file:line:column and why). */
@@ -157,6 +159,7 @@ export function applyRevision(store: Store, input: RevisionInput): RevisionOutco
   } catch (error) {
     // Pruning a resource something outside the source still uses is refused by the store.
     if (error instanceof ConflictError) return { status: 'conflict', errors: [error.message], conflicts: [] };
+    if (error instanceof QuotaExceededError) return { status: 'over_quota', errors: [error.message] };
     throw error;
   }
 }

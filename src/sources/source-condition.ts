@@ -10,6 +10,8 @@ export const REASON_VALIDATION_FAILED = 'ValidationFailed';
 export const REASON_FETCH_FAILED = 'FetchFailed';
 export const REASON_OWNERSHIP_CONFLICT = 'OwnershipConflict';
 export const REASON_SUSPENDED = 'Suspended';
+/** The revision would take the tenant past its plan's limits (billing on). */
+export const REASON_QUOTA_EXCEEDED = 'QuotaExceeded';
 
 export function readyCondition(previous: readonly Condition[], status: ConditionStatus, reason: string, message: string): Condition[] {
   return [conditionAfter(previous, 'Ready', status, reason, message, 1)];

@@ -13,7 +13,7 @@ import type { Store } from '../store/store.js';
 import { FetchError, GitRepository } from './git-repository.js';
 import { applyRevision, type RevisionOutcome } from './revision-apply.js';
 import {
-  readyCondition, REASON_APPLIED, REASON_FETCH_FAILED, REASON_OWNERSHIP_CONFLICT, REASON_SUSPENDED, REASON_VALIDATION_FAILED,
+  readyCondition, REASON_APPLIED, REASON_FETCH_FAILED, REASON_OWNERSHIP_CONFLICT, REASON_QUOTA_EXCEEDED, REASON_SUSPENDED, REASON_VALIDATION_FAILED,
 } from './source-condition.js';
 
 export interface SyncReport {
@@ -76,8 +76,9 @@ export class SourceSyncer {
       });
       if (applied.status === 'stale') return { sourceId: id, result: 'gone', message: `revision ${short(commit)} not applied: ${applied.reason}` };
       outcome = applied;
-      // A conflict may clear without a new commit (the other owner lets go): try it again next time.
-      if (outcome.status !== 'conflict') this.settled.set(id, key);
+      // A conflict or a quota may clear without a new commit (the other owner lets go, the plan
+      // changes): try it again next time.
+      if (outcome.status !== 'conflict' && outcome.status !== 'over_quota') this.settled.set(id, key);
     } catch (error) {
       if (!(error instanceof FetchError)) throw error;
       const message = `${error.message}; revision ${short(source.revision)} stays in force`;
@@ -116,7 +117,7 @@ export class SourceSyncer {
     }
     const count = `${outcome.errors.length} error${outcome.errors.length === 1 ? '' : 's'}`;
     const kept = `revision ${short(source.revision)} stays in force`;
-    const reason = outcome.status === 'invalid' ? REASON_VALIDATION_FAILED : REASON_OWNERSHIP_CONFLICT;
+    const reason = outcome.status === 'invalid' ? REASON_VALIDATION_FAILED : outcome.status === 'over_quota' ? REASON_QUOTA_EXCEEDED : REASON_OWNERSHIP_CONFLICT;
     const message = `revision ${short(commit)} rejected, nothing applied (${count}); ${kept}:\n${outcome.errors.join('\n')}`;
     const conflicts = outcome.status === 'conflict' ? outcome.conflicts : [];
     this.record(source, { attemptedRevision: commit, conditions: readyCondition(source.conditions, 'False', reason, message), errors: outcome.errors, orphans: source.orphans, conflicts });

@@ -14,6 +14,7 @@ import { EVENT_AGGREGATION_MIGRATION } from './migrations/008-event-aggregation.
 import { MANIFEST_CACHE_MIGRATION } from './migrations/009-manifest-cache.js';
 import { STATUS_VERSION_MIGRATION } from './migrations/010-status-version.js';
 import { SSH_HOST_KEYS_MIGRATION } from './migrations/011-ssh-host-keys.js';
+import { BILLING_MIGRATION } from './migrations/012-billing.js';
 import { IDENTITIES_MIGRATION } from './migrations/013-identities.js';
 
 export const MIGRATIONS: readonly string[] = [
@@ -28,7 +29,7 @@ export const MIGRATIONS: readonly string[] = [
   MANIFEST_CACHE_MIGRATION,
   STATUS_VERSION_MIGRATION,
   SSH_HOST_KEYS_MIGRATION,
-  // 012 is billing's (branch billing); the lead puts it in this slot when merging.
+  BILLING_MIGRATION,
   IDENTITIES_MIGRATION,
 ];
 

@@ -63,7 +63,16 @@ export interface ApplyOutcome {
   revision: number;
 }
 
+/**
+ * Decides whether a tenant may hold what a write leaves it with, inside the write's transaction:
+ * `created` are the kinds the write adds a resource of, `countOf` counts the tenant's resources
+ * of a kind (those being deleted left out) as the write leaves them. Throws to refuse, which
+ * undoes the whole write. Installed by the store from the billing settings (src/billing/quota.ts).
+ */
+export type QuotaCheck = (tenant: string, created: readonly Kind[], countOf: (kind: Kind) => number) => void;
+
 export class Resources {
+  private quotaCheck: QuotaCheck | undefined;
   private readonly byUid: Database.Statement;
   private readonly byName: Database.Statement;
 
@@ -76,6 +85,16 @@ export class Resources {
     this.byName = db.prepare(
       `SELECT ${RESOURCE_COLUMNS} FROM ${RESOURCE_FROM} WHERE r.tenant = ? AND r.kind = ? AND r.namespace = ? AND r.name = ?`,
     );
+  }
+
+  /** Every later write that adds a resource is checked with `check` (see QuotaCheck). */
+  enforceQuotas(check: QuotaCheck | undefined): void {
+    this.quotaCheck = check;
+  }
+
+  /** How many resources of `kind` the tenant has, not counting those being deleted. */
+  countLive(tenant: string, kind: Kind): number {
+    return (this.sql.get(`SELECT COUNT(*) AS n FROM resources WHERE tenant = ? AND kind = ? AND deletion_timestamp IS NULL`).get(tenant, kind) as { n: number }).n;
   }
 
   revision(): number {
@@ -224,6 +243,8 @@ export class Resources {
         }
         const revision = this.nextRevision();
         const results = manifests.map((m) => this.applyOne(tenant, source, m, revision));
+        const created = [...new Set(results.filter((r) => r.action === 'created' || r.action === 'restored').map((r) => r.kind))];
+        if (created.length > 0 && this.quotaCheck) this.quotaCheck(tenant, created, (kind) => this.countLive(tenant, kind));
         return { results, revision };
       })
       .immediate();

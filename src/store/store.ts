@@ -13,6 +13,10 @@ import { Deployments } from './deployments.js';
 import { ApiTokens } from './api-tokens.js';
 import { AppliedConfigurations } from './applied-configurations.js';
 import { AuditLog } from './audit-log.js';
+import { BillingAccounts } from './billing-accounts.js';
+import { billingEnabled } from '../billing/billing-settings.js';
+import { loadPlans, type Plan, type PlanId } from '../billing/plans.js';
+import { quotaCheckFor } from '../billing/quota.js';
 import { EventLog } from './events.js';
 import { IdempotencyKeys } from './idempotency-keys.js';
 import { Identities } from './identities.js';
@@ -72,6 +76,8 @@ export class Store {
   readonly sshHostKeys: SshHostKeys;
   /** Identities at GitHub, Google and GitLab linked to users; started sign-ins and one-time codes. */
   readonly identities: Identities;
+  /** Each tenant's Stripe customer and subscription, and the webhook events already applied. */
+  readonly billing: BillingAccounts;
   /**
    * Groups the reconcile loop's writes into one commit every few milliseconds; what must be
    * durable before cairn acts on it waits for `commits.committed()` (see commit-group.ts).
@@ -106,6 +112,13 @@ export class Store {
     this.manifestCache = new ManifestCache(db);
     this.sshHostKeys = new SshHostKeys(db);
     this.identities = new Identities(db);
+    this.billing = new BillingAccounts(db);
+    // Billing on: every write that adds a Server, Database or App is checked against the
+    // tenant's plan, whichever process opened the store (serve, cairn apply, a sync).
+    if (billingEnabled(env)) {
+      let plans: Record<PlanId, Plan> | undefined;
+      this.resources.enforceQuotas(quotaCheckFor(() => (plans ??= loadPlans(dataDir)), this.billing));
+    }
     this.commits = new CommitGroup(db);
   }
 

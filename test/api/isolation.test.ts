@@ -49,8 +49,8 @@ function concrete(template: string): string {
 }
 
 const WRITE_METHODS = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
-/** No bearer token: a webhook's signature is its credential (checked in test/gitops.test.ts). */
-const PUBLIC = new Set(['/api/v1/auth/login', '/api/v1/auth/refresh', '/api/v1/sources/{id}/webhook']);
+/** No bearer token: a webhook's signature is its credential (checked in test/gitops.test.ts and test/billing.test.ts). */
+const PUBLIC = new Set(['/api/v1/auth/login', '/api/v1/auth/refresh', '/api/v1/sources/{id}/webhook', '/api/v1/billing/webhook']);
 /** Writes every role may do for itself. */
 const SELF_SERVICE = new Set(['POST /api/v1/auth/logout']);
 

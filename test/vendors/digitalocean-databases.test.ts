@@ -17,6 +17,7 @@ import { UnsupportedError, VendorRejectedError, VendorUnavailableError } from '.
 import { startDigitalOceanDouble, type DigitalOceanDouble, type DigitalOceanDoubleOptions } from '../doubles/digitalocean.js';
 import { vendorTestSetup } from '../support/vendor-test-setup.js';
 import { describeManagedDatabaseThroughServe } from '../support/managed-database-serve.js';
+import { SLOW_ENOUGH_ACTION_MS, untilCreated } from '../support/managed-database-wait.js';
 
 const { config, double } = vendorTestSetup('digitalocean', 'DigitalOcean', (options: DigitalOceanDoubleOptions) => startDigitalOceanDouble(options));
 
@@ -38,7 +39,7 @@ describe('digitalocean managed databases', () => {
   });
 
   it('creates PostgreSQL and MongoDB clusters of one node, tagged with their key, creating and then available', async () => {
-    const d = await double({ actionMs: 100 });
+    const d = await double({ actionMs: SLOW_ENOUGH_ACTION_MS });
     const databases = await service(d);
     const created = await databases.create('cairn-pg-0', { ...pg, storageGb: 30 });
     expect(created).toMatchObject({ name: 'orders-db', type: 'postgresql', version: '16', size: 'db-s-1vcpu-1gb', status: 'creating', storageGb: 30, serverId: '', clientToken: 'cairn-pg-0' });
@@ -49,7 +50,7 @@ describe('digitalocean managed databases', () => {
       ['orders-db', 'pg', '16', 'fra1', 'db-s-1vcpu-1gb', ['cairn-key:cairn-pg-0', 'managed-by:cairn'], 30 * 1024],
       ['events-db', 'mongodb', '7.0', 'ams3', 'db-s-1vcpu-2gb', ['cairn-key:cairn-mongo-0', 'managed-by:cairn'], null],
     ]);
-    await new Promise((resolve) => setTimeout(resolve, 150));
+    await untilCreated(databases, [{ key: 'cairn-pg-0', externalId: created.id }, { key: 'cairn-mongo-0' }]);
     const online = await databases.observe({ key: 'cairn-pg-0', externalId: created.id });
     const cluster = d.clusters()[0];
     expect(online).toMatchObject({ status: 'available', host: cluster?.host, port: 25060, engineVersion: '16.4' });

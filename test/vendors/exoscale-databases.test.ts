@@ -17,6 +17,7 @@ import { exoscaleVendor } from '../../src/drivers/exoscale/index.js';
 import { startExoscaleDouble, type ExoscaleDouble, type ExoscaleDoubleOptions } from '../doubles/exoscale.js';
 import { vendorTestSetup } from '../support/vendor-test-setup.js';
 import { describeManagedDatabaseThroughServe } from '../support/managed-database-serve.js';
+import { SLOW_ENOUGH_ACTION_MS, untilCreated } from '../support/managed-database-wait.js';
 
 const SECRET = 'exoscale-db-secret';
 const setup = vendorTestSetup('exoscale', 'Exoscale', (options: ExoscaleDoubleOptions) => startExoscaleDouble({ ...options, secret: SECRET }));
@@ -46,7 +47,7 @@ describe('exoscale managed databases', () => {
   });
 
   it('names the service from the key, creates it with cairn’s password and no termination protection, rebuilding and then available', async () => {
-    const d = await double({ actionMs: 100 });
+    const d = await double({ actionMs: SLOW_ENOUGH_ACTION_MS });
     const databases = await service(d);
     const name = serviceNameFor('cairn-pg-0');
     expect(name).toMatch(/^cairn-[0-9a-f]{24}$/);
@@ -55,7 +56,7 @@ describe('exoscale managed databases', () => {
     const created = await databases.create('cairn-pg-0', pg);
     expect(created).toMatchObject({ id: `${name}@ch-gva-2`, name, type: 'postgresql', version: '16', size: 'hobbyist-2', status: 'creating', storageGb: 8, serverId: '', clientToken: 'cairn-pg-0' });
     expect(d.pgServices()).toEqual([expect.objectContaining({ name, plan: 'hobbyist-2', version: '16', adminUser: 'cairn', password: pg.password, terminationProtection: false })]);
-    await new Promise((resolve) => setTimeout(resolve, 150));
+    await untilCreated(databases, [{ key: 'cairn-pg-0', externalId: created.id }]);
     const host = d.pgServices()[0]?.host;
     expect(await databases.observe({ key: 'cairn-pg-0', externalId: created.id })).toMatchObject({ status: 'available', host, port: 21699, engineVersion: '16.4', clientToken: 'cairn-pg-0' });
     expect(await databases.observe({ key: 'cairn-pg-0' }), 'found by the key alone').toMatchObject({ id: created.id, status: 'available' });
@@ -97,7 +98,7 @@ describe('exoscale managed databases', () => {
   });
 
   it('changes the plan in place and follows it until running; refuses a version change saying why; a delete is done twice', async () => {
-    const d = await double({ actionMs: 100 });
+    const d = await double({ actionMs: SLOW_ENOUGH_ACTION_MS });
     const databases = await service(d);
     const created = await databases.create('cairn-resize-0', pg);
     const resized = await databases.update(created.id, { ...pg, managed: { region: 'ch-gva-2', size: 'startup-4' } });

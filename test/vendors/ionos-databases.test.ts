@@ -17,6 +17,7 @@ import { databaseApiBase, ionosVendor } from '../../src/drivers/ionos/index.js';
 import { startIonosDouble, type IonosDouble, type IonosDoubleOptions } from '../doubles/ionos.js';
 import { vendorTestSetup } from '../support/vendor-test-setup.js';
 import { describeManagedDatabaseThroughServe } from '../support/managed-database-serve.js';
+import { SLOW_ENOUGH_ACTION_MS, untilCreated } from '../support/managed-database-wait.js';
 
 const { config, double } = vendorTestSetup('ionos', 'IONOS', (options: IonosDoubleOptions) => startIonosDouble(options));
 
@@ -43,7 +44,7 @@ describe('ionos managed databases', () => {
   });
 
   it('creates a one-instance cluster named with its key, on cairn\'s data center and its private LAN at a free address, BUSY and then available', async () => {
-    const d = await double({ actionMs: 100 });
+    const d = await double({ actionMs: SLOW_ENOUGH_ACTION_MS });
     await (await ionosVendor.createCloudDriver(config(d.url))).servers.create('cairn-web-0', { name: 'web-1', region: 'de/fra', size: 'e-1c-2gb', image: 'debian-12' });
     const databases = await service(d);
     const created = await databases.create('cairn-pg-0', { ...pg, storageGb: 30 });
@@ -56,7 +57,7 @@ describe('ionos managed databases', () => {
       ['events-db [cairn-key=cairn-pg-1]', '16', 1, 2048, 20 * 1024, 'de/fra', { datacenterId: dc?.id, lanId: '2', cidr: '192.168.240.11/24' }, 'cairn'],
     ]);
     expect(d.datacenters(), 'the data center and LAN are made once').toHaveLength(1);
-    await new Promise((resolve) => setTimeout(resolve, 150));
+    await untilCreated(databases, [{ key: 'cairn-pg-0', externalId: created.id }, { key: 'cairn-pg-1' }]);
     const cluster = d.postgresClusters()[0];
     expect(await databases.observe({ key: 'cairn-pg-0', externalId: created.id })).toMatchObject({ status: 'available', host: cluster?.dnsName, port: 5432, engineVersion: '16' });
     expect(await databases.observe({ key: 'cairn-pg-1' })).toMatchObject({ id: other.id, status: 'available', size: 'db-1c-2gb' });

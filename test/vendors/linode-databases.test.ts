@@ -18,6 +18,7 @@ import { isLinodeLabel } from '../../src/drivers/linode/label.js';
 import { startLinodeDouble, type LinodeDouble, type LinodeDoubleOptions } from '../doubles/linode.js';
 import { vendorTestSetup } from '../support/vendor-test-setup.js';
 import { describeManagedDatabaseThroughServe } from '../support/managed-database-serve.js';
+import { SLOW_ENOUGH_ACTION_MS, untilCreated } from '../support/managed-database-wait.js';
 
 const { config, double } = vendorTestSetup('linode', 'Linode', (options: LinodeDoubleOptions) => startLinodeDouble(options));
 
@@ -53,14 +54,14 @@ describe('linode managed databases', () => {
   });
 
   it('creates a one-node PostgreSQL with its key in the label and an open allow list, provisioning and then available', async () => {
-    const d = await double({ actionMs: 100 });
+    const d = await double({ actionMs: SLOW_ENOUGH_ACTION_MS });
     const databases = await service(d);
     const created = await databases.create('cairn-pg-0', pg);
     expect(created).toMatchObject({ name: databaseLabel('orders-db', 'cairn-pg-0'), type: 'postgresql', version: '16', size: 'g6-nanode-1', status: 'creating', storageGb: null, serverId: '', clientToken: 'cairn-pg-0', host: null });
     expect(d.databases().map((db) => [db.label, db.engine, db.region, db.type, db.clusterSize, db.allowList])).toEqual([
       [databaseLabel('orders-db', 'cairn-pg-0'), 'postgresql/16', 'us-east', 'g6-nanode-1', 1, ['0.0.0.0/0']],
     ]);
-    await new Promise((resolve) => setTimeout(resolve, 150));
+    await untilCreated(databases, [{ key: 'cairn-pg-0', externalId: created.id }]);
     const db = d.databases()[0];
     expect(await databases.observe({ key: 'cairn-pg-0', externalId: created.id })).toMatchObject({ status: 'available', host: db?.host, port: 5432, engineVersion: '16.4', version: '16' });
     expect(await databases.observe({ key: 'cairn-pg-0' })).toMatchObject({ id: created.id, clientToken: 'cairn-pg-0' });

@@ -18,6 +18,7 @@ import { SCALEWAY_TEST_PROJECT, startScalewayDouble } from '../doubles/scaleway.
 import { startScalewayFront, startScalewayRdbDouble, type ScalewayRdbDouble, type ScalewayRdbDoubleOptions } from '../doubles/scaleway-rdb.js';
 import { vendorTestSetup } from '../support/vendor-test-setup.js';
 import { describeManagedDatabaseThroughServe } from '../support/managed-database-serve.js';
+import { SLOW_ENOUGH_ACTION_MS, untilCreated } from '../support/managed-database-wait.js';
 
 const setup = vendorTestSetup('scaleway', 'Scaleway RDB', (options: ScalewayRdbDoubleOptions) => startScalewayRdbDouble(options));
 const { double } = setup;
@@ -45,7 +46,7 @@ describe('scaleway managed databases', () => {
   });
 
   it('creates a non-HA instance tagged with its key and holding cairn’s password, provisioning and then available at its endpoint', async () => {
-    const d = await double({ actionMs: 100 });
+    const d = await double({ actionMs: SLOW_ENOUGH_ACTION_MS });
     const databases = await service(d);
     const created = await databases.create('cairn-pg-0', { ...pg, storageGb: 20 });
     expect(created).toMatchObject({ name: 'orders-db', type: 'postgresql', version: '16', size: 'DB-DEV-S', status: 'creating', storageGb: 20, serverId: '', clientToken: 'cairn-pg-0', host: null });
@@ -53,7 +54,7 @@ describe('scaleway managed databases', () => {
     expect(d.instances().map((i) => [i.region, i.name, i.engine, i.nodeType, i.tags, i.volumeBytes, i.userName, i.password])).toEqual([
       ['fr-par', 'orders-db', 'PostgreSQL-16', 'DB-DEV-S', ['cairn-key=cairn-pg-0', 'managed-by=cairn'], 20 * 1_000_000_000, 'cairn', 'Cairns-own-passw0rd'],
     ]);
-    await new Promise((resolve) => setTimeout(resolve, 150));
+    await untilCreated(databases, [{ key: 'cairn-pg-0', externalId: created.id }]);
     const ip = d.instances()[0]?.ip;
     expect(await databases.observe({ key: 'cairn-pg-0', externalId: created.id })).toMatchObject({ status: 'available', host: ip, port: 5432 });
     expect(await databases.observe({ key: 'cairn-pg-0' }), 'found by its key alone').toMatchObject({ id: created.id });

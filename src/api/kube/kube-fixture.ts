@@ -34,9 +34,9 @@ export interface KubeFixture {
   close(): Promise<void>;
 }
 
-export async function openKubeFixture(options: { tombstonesKept?: number } = {}): Promise<KubeFixture> {
+export async function openKubeFixture(options: { tombstonesKept?: number; env?: NodeJS.ProcessEnv } = {}): Promise<KubeFixture> {
   const dir = mkdtempSync(join(tmpdir(), 'cairn-kube-'));
-  const store = Store.open(dir, { env: { CAIRN_MASTER_KEY: randomBytes(32).toString('base64') }, ...(options.tombstonesKept !== undefined ? { tombstonesKept: options.tombstonesKept } : {}) });
+  const store = Store.open(dir, { env: { CAIRN_MASTER_KEY: randomBytes(32).toString('base64'), ...options.env }, ...(options.tombstonesKept !== undefined ? { tombstonesKept: options.tombstonesKept } : {}) });
   const auth = await AuthService.open(store, {});
   const drivers = driverPoolFor(store, dir, 1_000);
   const app = createApiApp({

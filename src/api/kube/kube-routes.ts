@@ -161,6 +161,8 @@ export function kubeResourceRoutes(deps: ApiDeps, timing: WatchTiming): Router {
     }
     checkHostAccess(store, principal, [manifest]);
     if (isDryRun(req)) {
+      // Rehearsed and undone, so a dry run is refused where the create would be (a plan's quota).
+      store.resources.rehearse(() => store.resources.create(principal.tenant, SOURCE, manifest));
       res.status(201).json(toKubeObject(preview(manifest, undefined, principal.tenant)));
       return;
     }
