@@ -24,6 +24,8 @@ import { requestLog } from './request-log.js';
 import { appRoutes } from './routes/app-routes.js';
 import { billingRoutes, billingWebhookRoutes } from './routes/billing-routes.js';
 import { sessionRoutes, signInRoutes } from './routes/auth-routes.js';
+import { identityRoutes, identitySignInRoutes } from './routes/identity-routes.js';
+import { identitySignInFromEnv } from '../auth/identity-providers/identity-sign-in.js';
 import { databaseRoutes } from './routes/database-routes.js';
 import { deployRoutes } from './routes/deploy-routes.js';
 import { eventRoutes } from './routes/event-routes.js';
@@ -67,17 +69,20 @@ const yamlOnlyForManifests: RequestHandler = (req, _res, next) => {
 
 function v1Router(options: ApiAppOptions): Router {
   const catalogs = new ProviderCatalogs(options.drivers);
+  const identitySignIn = options.identitySignIn ?? identitySignInFromEnv(options.store, options.auth, process.env);
   const router = Router();
   router.get('/openapi.json', (_req, res) => {
     res.json(openApiDocument());
   });
   router.use(signInRoutes(options.auth));
+  router.use(identitySignInRoutes(identitySignIn));
   router.use(sourceWebhookRoutes(options));
   router.use(billingWebhookRoutes(options));
   router.use(bearerFromWebSocketSubprotocol);
   router.use(authenticate(options.auth));
   router.use(idempotentPosts(options.store.idempotencyKeys));
   router.use(sessionRoutes(options.auth));
+  router.use(identityRoutes(identitySignIn));
   router.use(providerRoutes(options, catalogs));
   router.use(sshKeyRoutes(options));
   router.use(serverRoutes(options, catalogs));

@@ -4,6 +4,7 @@
  * reconciler so that writes are picked up without waiting for the next poll.
  */
 import type { AuthService } from '../auth/auth-service.js';
+import type { IdentitySignIn } from '../auth/identity-providers/identity-sign-in.js';
 import type { Billing } from '../billing/billing.js';
 import type { DriverPool } from '../reconcile/driver-pool.js';
 import type { Store } from '../store/store.js';
@@ -17,6 +18,8 @@ export interface ApiDeps {
   afterWrite: () => void;
   /** Asks for a git source's sync now (in-process sync loop); without it the request is only recorded for the loop's next scan. */
   requestSourceSync?: (sourceId: string) => void;
+  /** Sign-in through GitHub, Google and GitLab (default: from the process's environment). */
+  identitySignIn?: IdentitySignIn;
   /** Shells on servers over SSH and the sessions that hold them; without it the terminal answers 503. */
   terminals?: Terminals;
   /** Billing with Stripe, opened at start; without it billing is off (the self-hosted plan). */

@@ -81,12 +81,22 @@ export class AuthService {
     const account = normalizeEmail(String(email));
     this.throttle.check(account, clientAddress);
     const user = this.store.users.findByEmail(account);
-    const matches = user ? await verifyPassword(String(password), user.passwordHash) : (await spendPasswordTime(String(password)), false);
+    // An account made by sign-in through a provider has no password ('') and takes none.
+    const matches = user && user.passwordHash !== '' ? await verifyPassword(String(password), user.passwordHash) : (await spendPasswordTime(String(password)), false);
     if (!user || !matches) {
       this.throttle.recordFailure(account, clientAddress);
       throw new UnauthorizedError(WRONG_CREDENTIALS);
     }
     this.throttle.recordSuccess(account);
+    return this.signIn(user.id, clientAddress, tenantName);
+  }
+
+  /**
+   * Starts a sign-in of a user whose identity was proven some other way (an identity
+   * provider): the same tokens, session and membership choice as `login`.
+   */
+  async signIn(userId: string, clientAddress: string, tenantName?: string): Promise<TokenPair> {
+    const user = { id: userId };
     const membership = this.chooseMembership(user.id, tenantName);
     const sessionId = randomUUID();
     const refreshToken = newOpaqueToken(REFRESH_TOKEN_PREFIX);

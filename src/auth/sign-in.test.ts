@@ -55,6 +55,14 @@ describe('login', () => {
     expect(wrongPassword.message).toBe(unknownEmail.message);
   });
 
+  it('never signs in an account made through an identity provider (no password) with any password', async () => {
+    f.store.users.create('nopass@example.com', '');
+    const refused = await rejection(f.auth.login('nopass@example.com', '', '10.0.0.1'));
+    const wrong = await rejection(f.auth.login('nopass@example.com', PASSWORD, '10.0.0.1'));
+    expect(refused).toBeInstanceOf(UnauthorizedError);
+    expect(wrong.message).toBe(refused.message);
+  });
+
   it('throttles repeated failures per account, even with the right password, until the window passes', async () => {
     await f.addUser('ada@example.com', 'member');
     for (let i = 0; i < 5; i++) await expect(f.auth.login('ada@example.com', 'wrong password!!', `10.0.0.${i}`)).rejects.toBeInstanceOf(UnauthorizedError);

@@ -21,6 +21,7 @@ const COMMANDS: ReadonlyArray<readonly [name: string, load: () => Promise<Regist
   ['serve', async () => (await import('./commands/serve.js')).registerServeCommand],
   ['sandbox-cloud', async () => (await import('./commands/sandbox-cloud.js')).registerSandboxCloudCommand],
   ['users', async () => (await import('./commands/users.js')).registerUsersCommand],
+  ['login', async () => (await import('./commands/login.js')).registerLoginCommand],
   ['keys', async () => (await import('./commands/keys.js')).registerKeysCommand],
   ['ssh-keys', async () => (await import('./commands/ssh-keys.js')).registerSshKeysCommand],
   ['sources', async () => (await import('./commands/sources.js')).registerSourcesCommand],

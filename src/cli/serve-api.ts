@@ -9,6 +9,9 @@ import type { ReadinessProbe } from '../api/health.js';
 import { createMetricsRegistry } from '../api/metrics.js';
 import { createReconcileMetrics, type ReconcileMetrics } from '../api/reconcile-metrics.js';
 import { AuthService } from '../auth/auth-service.js';
+import { identitySignInFromEnv, type IdentitySignIn } from '../auth/identity-providers/identity-sign-in.js';
+import { IdentitySettingsError } from '../auth/identity-providers/settings.js';
+import { CliError } from './cli-error.js';
 import { openBilling } from '../billing/billing.js';
 import { createLogger, logLevelFromEnv } from '../logging/logger.js';
 import type { Controller, ControllerOptions } from '../reconcile/controller.js';
@@ -49,10 +52,11 @@ export async function buildApi(
   }
   if (key.warning) console.log(`warning: ${key.warning}`);
   const auth = await AuthService.open(store, {});
+  const identitySignIn = signInThroughProviders(store, auth);
   const drivers = driverPoolFor(store, dataDir, controllerOptions.requestTimeoutMs ?? 10_000, controllerOptions.deadlines ? { deadlines: controllerOptions.deadlines } : {});
   const terminals: Terminals = { shells: sshShellsFor(drivers), sessions: new TerminalSessions({ audit: store.auditLog }) };
   const express = createApiApp({
-    store, auth, drivers, logger, metrics, terminals, billing,
+    store, auth, drivers, logger, metrics, terminals, identitySignIn, billing,
     readiness: hooks.readiness,
     afterWrite: () => hooks.controller().readFeed(),
     ...(hooks.requestSourceSync ? { requestSourceSync: hooks.requestSourceSync } : {}),
@@ -61,4 +65,17 @@ export async function buildApi(
     console.log(`no users yet: add the first one with  cairn users add --email you@example.com --role owner --data-dir ${dataDir}`);
   }
   return { express, drivers, reconcileMetrics, auth, terminals };
+}
+
+/** Sign-in through GitHub, Google and GitLab as the environment configures it; a bad setting stops serve, named. */
+function signInThroughProviders(store: Store, auth: AuthService): IdentitySignIn {
+  try {
+    const signIn = identitySignInFromEnv(store, auth, process.env);
+    const on = signIn.enabledProviders();
+    if (on.length > 0) console.log(`sign-in through ${on.join(', ')} is on`);
+    return signIn;
+  } catch (error) {
+    if (error instanceof IdentitySettingsError) throw new CliError(error.message);
+    throw error;
+  }
 }

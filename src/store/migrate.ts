@@ -15,6 +15,7 @@ import { MANIFEST_CACHE_MIGRATION } from './migrations/009-manifest-cache.js';
 import { STATUS_VERSION_MIGRATION } from './migrations/010-status-version.js';
 import { SSH_HOST_KEYS_MIGRATION } from './migrations/011-ssh-host-keys.js';
 import { BILLING_MIGRATION } from './migrations/012-billing.js';
+import { IDENTITIES_MIGRATION } from './migrations/013-identities.js';
 
 export const MIGRATIONS: readonly string[] = [
   RESOURCES_MIGRATION,
@@ -29,6 +30,7 @@ export const MIGRATIONS: readonly string[] = [
   STATUS_VERSION_MIGRATION,
   SSH_HOST_KEYS_MIGRATION,
   BILLING_MIGRATION,
+  IDENTITIES_MIGRATION,
 ];
 
 /**

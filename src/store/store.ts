@@ -19,6 +19,7 @@ import { loadPlans, type Plan, type PlanId } from '../billing/plans.js';
 import { quotaCheckFor } from '../billing/quota.js';
 import { EventLog } from './events.js';
 import { IdempotencyKeys } from './idempotency-keys.js';
+import { Identities } from './identities.js';
 import { Leases } from './lease.js';
 import { ManifestCache } from './manifest-cache.js';
 import { rotateMasterKey, type MasterKeyRotation, type RotationOptions } from './master-key-rotation.js';
@@ -73,6 +74,8 @@ export class Store {
   readonly manifestCache: ManifestCache;
   /** SSH host keys pinned on first contact, per tenant and `host:port`. */
   readonly sshHostKeys: SshHostKeys;
+  /** Identities at GitHub, Google and GitLab linked to users; started sign-ins and one-time codes. */
+  readonly identities: Identities;
   /** Each tenant's Stripe customer and subscription, and the webhook events already applied. */
   readonly billing: BillingAccounts;
   /**
@@ -108,6 +111,7 @@ export class Store {
     this.sources = new GitSources(db, this.secrets);
     this.manifestCache = new ManifestCache(db);
     this.sshHostKeys = new SshHostKeys(db);
+    this.identities = new Identities(db);
     this.billing = new BillingAccounts(db);
     // Billing on: every write that adds a Server, Database or App is checked against the
     // tenant's plan, whichever process opened the store (serve, cairn apply, a sync).

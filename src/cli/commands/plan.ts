@@ -21,6 +21,7 @@ import { CliError } from '../cli-error.js';
 import { addDataDirOption, resolveDataDir } from '../data-dir.js';
 import { readManifests } from '../manifest-input.js';
 import { remotePlan } from '../remote-plan.js';
+import { serverToken } from '../server-token.js';
 
 interface PlanOptions {
   file: string[];
@@ -69,16 +70,15 @@ export function registerPlanCommand(program: Command): void {
       .option('--prune', 'also plan the deletion of recorded resources absent from the manifests')
       .option('--refresh', 'first look at the world and show what changed outside cairn')
       .option('--server <url>', 'plan against a running cairn instead of the data dir (CI)')
-      .option('--token <token>', 'API token for --server (env CAIRN_TOKEN)')
+      .option('--token <token>', 'API token for --server (env CAIRN_TOKEN; else the one cairn login stored)')
       .option('--source <name>', 'with --server: plan the files as this git source\'s next revision (deleted files show as deletions)'),
   ).action(async (options: PlanOptions) => {
     if (!['text', 'json', 'markdown'].includes(options.output)) throw new CliError(`unknown output format "${options.output}"; use text, json or markdown`);
     let result: { plan: Plan; drift?: DriftItem[] };
     if (options.server !== undefined) {
-      const token = options.token ?? process.env.CAIRN_TOKEN;
-      if (!token) throw new CliError('--server needs an API token: --token T or CAIRN_TOKEN (create one with POST /api/v1/tokens)');
       if (options.refresh) throw new CliError('--refresh looks at the world from the data dir; with --server the running cairn keeps it refreshed (see its events)');
       if (options.prune) throw new CliError('with --server, name the git source whose files these are with --source NAME: its resources the files no longer name are planned as deletions');
+      const token = await serverToken(options.server, options.token);
       result = { plan: await remotePlan({ server: options.server, token, files: options.file, ...(options.source !== undefined ? { source: options.source } : {}) }) };
     } else {
       if (options.source !== undefined) throw new CliError('--source goes with --server (the git source is known to the running cairn)');
