@@ -32,6 +32,15 @@ describe('sign-in states', () => {
     expect(store.identities.pendingStates()).toBe(0);
   });
 
+  it('are refused (429) past the bound of sign-ins under way, until some expire', () => {
+    store.identities.saveState('state-a', pending, at(0), 2);
+    store.identities.saveState('state-b', pending, at(1), 2);
+    expect(() => store.identities.saveState('state-c', pending, at(2), 2)).toThrow(/too many sign-ins are under way \(2 started/);
+    expect(store.identities.pendingStates()).toBe(2);
+    store.identities.saveState('state-c', { ...pending, expiresAt: at(1200) }, at(600), 2);
+    expect(store.identities.pendingStates()).toBe(1);
+  });
+
   it('keep only a hash of the state', () => {
     store.identities.saveState('the-state-itself', pending, at(0));
     const db = (store as unknown as { db: import('better-sqlite3').Database }).db;

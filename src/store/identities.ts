@@ -6,7 +6,11 @@
  */
 import { createHash, randomUUID } from 'node:crypto';
 import type Database from 'better-sqlite3';
+import { RateLimitedError } from '../model/errors.js';
 import { StatementCache } from './sqlite.js';
+
+/** How many sign-ins through identity providers may be under way at once (each lives 10 minutes). */
+export const MAX_PENDING_SIGN_INS = 10_000;
 
 export interface IdentityRecord {
   id: string;
@@ -95,9 +99,16 @@ export class Identities {
     })();
   }
 
-  /** Records a started sign-in under the hash of its `state`; drops expired ones on the way. */
-  saveState(state: string, record: SignInStateRecord, now: string): void {
+  /**
+   * Records a started sign-in under the hash of its `state`; drops expired ones on the way.
+   * Starting one needs no token, so at most `maxPending` may be under way at once: a flood of
+   * starts is refused (429) instead of growing the table for the ten minutes states live.
+   */
+  saveState(state: string, record: SignInStateRecord, now: string, maxPending = MAX_PENDING_SIGN_INS): void {
     this.sql.get(`DELETE FROM sign_in_states WHERE expires_at <= ?`).run(now);
+    if (this.pendingStates() >= maxPending) {
+      throw new RateLimitedError(`too many sign-ins are under way (${maxPending} started in the last 10 minutes and not finished); try again in a minute`, 60);
+    }
     this.sql
       .get(`INSERT INTO sign_in_states (state_hash, provider, code_verifier, nonce, redirect_uri, tenant_name, expires_at) VALUES (?, ?, ?, ?, ?, ?, ?)`)
       .run(hashOf(state), record.provider, record.codeVerifier, record.nonce, record.redirectUri, record.tenantName, record.expiresAt);
