@@ -9,7 +9,9 @@ export default defineConfig({
     pool: 'forks',
     testTimeout: 60_000,
     hookTimeout: 60_000,
-    maxWorkers: 2,
+    // Three workers on two cores: the suites spend about a third of their time waiting on peers
+    // (sandbox clouds, sshd, PostgreSQL, spawned CLIs), so a third file keeps the cores busy.
+    maxWorkers: 3,
     setupFiles: ['test/support/every-test-asserts.ts'],
     // The tests spawn the compiled CLI; dist/ is rebuilt first when src/ changed since.
     globalSetup: ['test/support/compiled-cli-setup.ts'],
