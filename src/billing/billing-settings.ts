@@ -6,13 +6,13 @@
  * CAIRN_PUBLIC_URL is the origin checkout and portal return URLs must be on.
  */
 import { CairnError } from '../model/errors.js';
+import { httpUrlSetting, PUBLIC_URL_SETTING, UrlSettingError } from '../net/url-setting.js';
 import type { PaidPlanId } from './plans.js';
 
 export const STRIPE_SECRET_KEY_SETTING = 'CAIRN_STRIPE_SECRET_KEY';
 export const STRIPE_WEBHOOK_SECRET_SETTING = 'CAIRN_STRIPE_WEBHOOK_SECRET';
 export const STRIPE_API_BASE_SETTING = 'CAIRN_STRIPE_API_BASE';
 export const PRICE_SETTINGS: Readonly<Record<PaidPlanId, string>> = { pro: 'CAIRN_STRIPE_PRICE_PRO', business: 'CAIRN_STRIPE_PRICE_BUSINESS' };
-export const PUBLIC_URL_SETTING = 'CAIRN_PUBLIC_URL';
 
 /** The settings that turn billing on, for messages that say how. */
 export const BILLING_ON_SETTINGS = [STRIPE_SECRET_KEY_SETTING, STRIPE_WEBHOOK_SECRET_SETTING, PRICE_SETTINGS.pro, PRICE_SETTINGS.business] as const;
@@ -62,14 +62,11 @@ export function billingSettingsFromEnv(env: NodeJS.ProcessEnv = process.env): Bi
 }
 
 function httpUrl(env: NodeJS.ProcessEnv, name: string, problems: string[]): URL | undefined {
-  const text = setting(env, name);
-  if (text === undefined) return undefined;
   try {
-    const url = new URL(text);
-    if (url.protocol === 'http:' || url.protocol === 'https:') return url;
-  } catch {
-    // reported below
+    return httpUrlSetting(env, name);
+  } catch (error) {
+    if (!(error instanceof UrlSettingError)) throw error;
+    problems.push(error.message);
+    return undefined;
   }
-  problems.push(`${name} must be an http(s) URL, got "${text}"`);
-  return undefined;
 }

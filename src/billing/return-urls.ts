@@ -4,6 +4,7 @@
  * so cairn never becomes an open redirect. A URL elsewhere is a 422 naming the field.
  */
 import { ValidationError } from '../model/errors.js';
+import { PUBLIC_URL_SETTING } from '../net/url-setting.js';
 
 const LOCAL_HOSTS = new Set(['localhost', '127.0.0.1', '[::1]']);
 
@@ -24,8 +25,8 @@ function refusal(text: string, publicUrl: URL | undefined): string | undefined {
     return `must be an absolute URL, got "${text}"`;
   }
   if (publicUrl) {
-    return url.origin === publicUrl.origin ? undefined : `must be on ${publicUrl.origin} (CAIRN_PUBLIC_URL), not ${url.origin}`;
+    return url.origin === publicUrl.origin ? undefined : `must be on ${publicUrl.origin} (${PUBLIC_URL_SETTING}), not ${url.origin}`;
   }
   if ((url.protocol === 'http:' || url.protocol === 'https:') && LOCAL_HOSTS.has(url.hostname)) return undefined;
-  return `must be on localhost while CAIRN_PUBLIC_URL is unset, not ${url.origin}; set CAIRN_PUBLIC_URL to the URL browsers reach cairn at`;
+  return `must be on localhost while ${PUBLIC_URL_SETTING} is unset, not ${url.origin}; set ${PUBLIC_URL_SETTING} to the URL browsers reach cairn at`;
 }

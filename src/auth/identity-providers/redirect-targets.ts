@@ -7,7 +7,7 @@
  * its one-time code to someone else's site.
  */
 import { ValidationError } from '../../model/errors.js';
-import { PUBLIC_URL_SETTING } from './settings.js';
+import { PUBLIC_URL_SETTING } from '../../net/url-setting.js';
 
 const MAX_LENGTH = 2048;
 

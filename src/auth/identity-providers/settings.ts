@@ -7,11 +7,11 @@
  */
 import { inspect } from 'node:util';
 import { NotFoundError } from '../../model/errors.js';
+import { httpUrlSetting, PUBLIC_URL_SETTING, UrlSettingError } from '../../net/url-setting.js';
 
 export const PROVIDER_NAMES = ['github', 'google', 'gitlab'] as const;
 export type ProviderName = (typeof PROVIDER_NAMES)[number];
 
-export const PUBLIC_URL_SETTING = 'CAIRN_PUBLIC_URL';
 export const SIGNUP_SETTING = 'CAIRN_SIGNUP';
 
 /** A client secret: readable through `reveal()` only; `[redacted]` in logs, JSON and strings. */
@@ -81,17 +81,12 @@ function settingPrefix(provider: ProviderName): string {
 }
 
 function urlSetting(env: NodeJS.ProcessEnv, name: string, fallback: string | undefined): URL | null {
-  const text = (env[name] ?? '').trim() || fallback;
-  if (text === undefined) return null;
-  let url: URL;
   try {
-    url = new URL(text);
-  } catch {
-    throw new IdentitySettingsError(`${name}: "${text}" is not a URL (e.g. https://cairn.example.com)`);
+    return httpUrlSetting(env, name, fallback) ?? null;
+  } catch (error) {
+    if (error instanceof UrlSettingError) throw new IdentitySettingsError(error.message);
+    throw error;
   }
-  if (url.protocol !== 'https:' && url.protocol !== 'http:') throw new IdentitySettingsError(`${name}: "${text}" must be an http or https URL`);
-  if (url.username !== '' || url.password !== '') throw new IdentitySettingsError(`${name}: the URL must not carry a user name or password`);
-  return url;
 }
 
 function booleanSetting(env: NodeJS.ProcessEnv, name: string): boolean {
