@@ -1,4 +1,5 @@
 /** @module Tests of the plans: defaults, a plans file laid over them, and a bad file refused naming file, line and field. */
+import { spawnSync } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -42,5 +43,30 @@ describe('plans', () => {
     expect(() => loadPlans(dir)).toThrow(PlansFileError);
     expect(() => loadPlans(dir)).toThrow(`${file} line ${line}: `);
     expect(() => parsePlansText(text, file)).toThrow(message);
+  });
+});
+
+describe('the YAML parser', () => {
+  /** Whether opening a store with billing on, then loading its plans, loads `yaml` in a fresh Node process. */
+  function yamlLoadedAfterLoadingPlans(dataDir: string): boolean {
+    const script = `
+      import { createRequire } from 'node:module';
+      const { Store } = await import(${JSON.stringify(new URL('../store/store.ts', import.meta.url).href)});
+      const { loadPlans } = await import(${JSON.stringify(new URL('./plans.ts', import.meta.url).href)});
+      Store.open(${JSON.stringify(dataDir)}, { env: { CAIRN_STRIPE_SECRET_KEY: 'sk_test_start' } }).close();
+      loadPlans(${JSON.stringify(dataDir)});
+      console.log(Object.keys(createRequire(import.meta.url).cache).some((path) => path.includes('/node_modules/yaml/')));`;
+    const child = spawnSync(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', script], { encoding: 'utf8' });
+    if (child.status !== 0) throw new Error(child.stderr);
+    return child.stdout.trim() === 'true';
+  }
+
+  it('is not loaded by a store (every command pays for what it loads) when there is no plans file', () => {
+    expect(yamlLoadedAfterLoadingPlans(dir)).toBe(false);
+  });
+
+  it('is loaded to read a plans file', () => {
+    writeFileSync(join(dir, PLANS_FILE), 'plans:\n  pro: { price_monthly_cents: 3900 }\n');
+    expect(yamlLoadedAfterLoadingPlans(dir)).toBe(true);
   });
 });

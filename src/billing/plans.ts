@@ -7,8 +7,9 @@
  */
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { isMap, isScalar, LineCounter, parseDocument, type Node } from 'yaml';
+import type { Node } from 'yaml';
 import { CairnError } from '../model/errors.js';
+import { yaml } from '../model/yaml-library.js';
 
 export const PLAN_IDS = ['free', 'pro', 'business'] as const;
 export type PlanId = (typeof PLAN_IDS)[number];
@@ -67,6 +68,7 @@ export function loadPlans(dataDir: string): Record<PlanId, Plan> {
 
 /** Parses a plans file's text (`file` names it in errors). */
 export function parsePlansText(text: string, file: string): Record<PlanId, Plan> {
+  const { isMap, isScalar, LineCounter, parseDocument } = yaml();
   const lines = new LineCounter();
   const doc = parseDocument(text, { lineCounter: lines, prettyErrors: false });
   const refuse = (node: Node | null | undefined, field: string, why: string): never => {
