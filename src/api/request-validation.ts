@@ -20,7 +20,7 @@ function validatorFor(method: string, template: string): ValidateFunction {
   const found = compiled.get(id);
   if (found) return found;
   if (!ajv) {
-    ajv = new Ajv2020({ strict: false, allErrors: true, verbose: true });
+    ajv = new Ajv2020({ strict: false, allErrors: true, verbose: true, discriminator: true });
     addFormats(ajv);
     ajv.addSchema({ ...openApiDocument(), $id: DOCUMENT_ID });
   }

@@ -17,6 +17,7 @@ const COMMANDS: ReadonlyArray<readonly [name: string, load: () => Promise<Regist
   ['get', async () => (await import('./commands/get.js')).registerGetCommand],
   ['logs', async () => (await import('./commands/logs.js')).registerLogsCommand],
   ['reconcile', async () => (await import('./commands/reconcile.js')).registerReconcileCommand],
+  ['deploy', async () => (await import('./commands/deploy.js')).registerDeployCommand],
   ['import', async () => (await import('./commands/import.js')).registerImportCommand],
   ['serve', async () => (await import('./commands/serve.js')).registerServeCommand],
   ['sandbox-cloud', async () => (await import('./commands/sandbox-cloud.js')).registerSandboxCloudCommand],

@@ -5,7 +5,7 @@ import { displayName } from '../model/resource.js';
 import { CliError } from './cli-error.js';
 import type { ConvergenceReport } from './convergence.js';
 
-export function reportConvergence(report: ConvergenceReport, verb: 'Apply' | 'Delete' | 'Reconcile' | 'Import'): void {
+export function reportConvergence(report: ConvergenceReport, verb: 'Apply' | 'Delete' | 'Reconcile' | 'Import' | 'Deploy'): void {
   const states = [...report.states.values()];
   const count = (state: string): number => states.filter((s) => s.state === state).length;
   if (report.ok) {

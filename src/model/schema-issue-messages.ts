@@ -57,7 +57,8 @@ const RULE_MESSAGES: Record<string, string> = {
 };
 
 /** Keywords whose errors only repeat what the errors beneath them say. */
-const NOISE_KEYWORDS = new Set(['if', 'anyOf', 'oneOf', 'allOf', 'propertyNames', 'then', 'else']);
+// `discriminator` only repeats what the `type`/`required`/`enum` rules beside it say in words.
+const NOISE_KEYWORDS = new Set(['if', 'anyOf', 'oneOf', 'allOf', 'propertyNames', 'then', 'else', 'discriminator']);
 
 const TYPE_NAMES: Record<string, string> = {
   string: 'a string',

@@ -1,59 +1,13 @@
 /**
  * @module `POST /deploy`: the seed's one-call deploy of a server, database or app by provider,
- * region and size. A database or app without `server_id` gets a server of its own first; all
- * of it is written at once, then converged like any other resource.
+ * region and size (src/api/deploy-request.ts); all of it is written at once, then converged
+ * like any other resource.
  */
-import { randomBytes } from 'node:crypto';
 import { Router } from 'express';
-import type { AnyManifest, AnyStoredResource, StoredResource } from '../../model/resource.js';
-import { ValidationError } from '../../model/errors.js';
 import { allowed } from '../authentication.js';
+import { deployManifests, endpointOf, recordDeploy } from '../deploy-request.js';
 import type { ApiDeps } from '../deps.js';
 import type { ProviderCatalogs } from '../provider-catalog.js';
-import { appManifest, type AppSourceBody } from '../records/app-record.js';
-import { databaseManifest } from '../records/database-record.js';
-import { ResourceLookup } from '../records/lookup.js';
-import { checkManifest } from '../records/manifest-check.js';
-import { serverManifest } from '../records/server-record.js';
-import { validateBody } from '../request-validation.js';
-
-interface DeployBody {
-  type: 'server' | 'database' | 'app';
-  provider: string;
-  region: string;
-  size: string;
-  name?: string;
-  image?: string;
-  server_id?: string;
-  labels?: Record<string, string>;
-  engine?: 'postgresql' | 'mongodb';
-  version?: string;
-  storage_gb?: number;
-  source?: AppSourceBody;
-  build?: string;
-  command?: string;
-  port?: number;
-  env?: Record<string, string>;
-  database_ids?: string[];
-  health_check_path?: string;
-}
-
-function required<T>(value: T | undefined, field: string, type: string): T {
-  if (value === undefined) {
-    const message = `is required when type is ${type}`;
-    throw new ValidationError(`${field}: ${message}`, [{ pointer: `/${field}`, message }]);
-  }
-  return value;
-}
-
-/** The address a deploy answers with: a server's IPv4, a database's host:port, an app's URL. */
-export function endpointOf(r: AnyStoredResource): string | null {
-  const e = r.status.endpoints ?? {};
-  if (r.kind === 'Server') return typeof e.ipv4 === 'string' ? e.ipv4 : null;
-  if (r.kind === 'Database') return typeof e.host === 'string' && typeof e.port === 'number' ? `${e.host}:${e.port}` : null;
-  if (r.kind === 'App') return typeof e.url === 'string' ? e.url : null;
-  return null;
-}
 
 export function deployRoutes(deps: ApiDeps, catalogs: ProviderCatalogs): Router {
   const router = Router();
@@ -61,38 +15,7 @@ export function deployRoutes(deps: ApiDeps, catalogs: ProviderCatalogs): Router 
 
   router.post('/deploy', async (req, res) => {
     const principal = allowed(res, 'write');
-    const body = validateBody<DeployBody>('post', '/deploy', req.body);
-    const lookup = new ResourceLookup(store, principal.tenant);
-    const providerId = lookup.idOf('Provider', body.provider) ?? body.provider;
-    const provider = lookup.referenced('Provider', providerId, '/provider');
-    const name = body.name ?? `${body.type}-${randomBytes(3).toString('hex')}`;
-    const manifests: AnyManifest[] = [];
-    let serverName: string | undefined;
-    if (body.type === 'server' || body.server_id === undefined) {
-      await catalogs.check(provider, body.region, body.size);
-      serverName = body.type === 'server' ? name : `${name}-server`;
-      manifests.push(checkManifest(serverManifest({
-        name: serverName, provider_id: provider.uid, region: body.region, size: body.size,
-        ...(body.image !== undefined ? { image: body.image } : {}), ...(body.labels ? { labels: body.labels } : {}),
-      }, provider.name)));
-    } else {
-      serverName = lookup.referenced('Server', body.server_id, '/server_id').name;
-    }
-    if (body.type === 'database') {
-      manifests.push(checkManifest(databaseManifest({
-        name, type: required(body.engine, 'engine', 'database'), server_id: '', version: required(body.version, 'version', 'database'),
-        ...(body.storage_gb !== undefined ? { storage_gb: body.storage_gb } : {}), ...(body.labels ? { labels: body.labels } : {}),
-      }, { server: serverName })));
-    } else if (body.type === 'app') {
-      const databases = (body.database_ids ?? []).map((id, i) => lookup.referenced('Database', id, `/database_ids/${i}`).name);
-      const { type: _type, provider: _provider, region: _region, size: _size, image: _image, engine: _engine, version: _version, storage_gb: _storage, ...appFields } = body;
-      manifests.push(checkManifest(appManifest({ ...appFields, name, server_id: '', source: required(body.source, 'source', 'app') }, serverName, databases)));
-    }
-    const target = store.transaction(() => {
-      let last: AnyStoredResource | undefined;
-      for (const manifest of manifests) last = store.resources.create(principal.tenant, 'api', manifest);
-      return last as StoredResource<'Server'> | StoredResource<'Database'> | StoredResource<'App'>;
-    });
+    const target = recordDeploy(store, principal.tenant, await deployManifests(store, principal.tenant, req.body, catalogs));
     deps.afterWrite();
     res.status(202).json({ id: target.uid, status: target.status.phase, endpoint: endpointOf(target) });
   });
