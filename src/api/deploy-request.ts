@@ -9,14 +9,17 @@ import { ValidationError } from '../model/errors.js';
 import type { AnyManifest, AnyStoredResource, StoredResource } from '../model/resource.js';
 import type { Store } from '../store/store.js';
 import type { ProviderCatalogs } from './provider-catalog.js';
-import { appManifest, appRecord, type AppSourceBody } from './records/app-record.js';
+import { appManifest, appRecord, type AppCreateBody } from './records/app-record.js';
 import { databaseManifest, databaseRecord } from './records/database-record.js';
 import { ResourceLookup } from './records/lookup.js';
 import { checkManifest } from './records/manifest-check.js';
 import { serverManifest, serverRecord } from './records/server-record.js';
 import { validateBody } from './request-validation.js';
 
-export interface DeployBody {
+/** The app fields a deploy takes, as `POST /apps` takes them (all optional here; `source` is checked for an app). */
+type DeployAppFields = Partial<Pick<AppCreateBody, 'source' | 'build' | 'command' | 'port' | 'env' | 'database_ids' | 'health_check_path'>>;
+
+export interface DeployBody extends DeployAppFields {
   type: 'server' | 'database' | 'app';
   provider: string;
   /** Required for a server, and for a database or app without `server_id` (the document says so). */
@@ -29,13 +32,6 @@ export interface DeployBody {
   engine?: 'postgresql' | 'mongodb';
   version?: string;
   storage_gb?: number;
-  source?: AppSourceBody;
-  build?: string;
-  command?: string;
-  port?: number;
-  env?: Record<string, string>;
-  database_ids?: string[];
-  health_check_path?: string;
 }
 
 export type DeployedResource = StoredResource<'Server'> | StoredResource<'Database'> | StoredResource<'App'>;

@@ -4,6 +4,7 @@
  * has failed, with each change of status on stderr.
  */
 import { CliError } from './cli-error.js';
+import { serverBaseUrl } from './server-url.js';
 import type { DeployBody } from '../api/deploy-request.js';
 import { withIds } from './deploy-body.js';
 
@@ -30,20 +31,10 @@ export function recordEndpoint(type: DeployBody['type'], record: Record<string, 
   return typeof record.url === 'string' ? record.url : null;
 }
 
-function base(server: string): URL {
-  try {
-    const url = new URL(server.endsWith('/') ? server : `${server}/`);
-    if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new Error('not http');
-    return url;
-  } catch {
-    throw new CliError(`--server must be cairn's address, like https://cairn.example.com, got "${server}"`);
-  }
-}
-
 async function call(server: string, token: string, method: 'GET' | 'POST', path: string, body?: unknown): Promise<Record<string, unknown>> {
   let response: Response;
   try {
-    response = await fetch(new URL(path, base(server)), {
+    response = await fetch(new URL(path, serverBaseUrl(server)), {
       method,
       headers: { authorization: `Bearer ${token}`, accept: 'application/json', ...(body !== undefined ? { 'content-type': 'application/json' } : {}) },
       ...(body !== undefined ? { body: JSON.stringify(body) } : {}),

@@ -8,6 +8,7 @@
 import { planFromApiJson, type PlanApiJson } from '../model/plan-render-json.js';
 import type { Plan } from '../model/plan.js';
 import { CliError } from './cli-error.js';
+import { serverBaseUrl } from './server-url.js';
 import { readManifests } from './manifest-input.js';
 
 export interface RemotePlanRequest {
@@ -23,19 +24,9 @@ interface ProblemBody {
   errors?: Array<{ pointer?: string; message?: string }>;
 }
 
-function baseUrl(server: string): URL {
-  try {
-    const url = new URL(server.endsWith('/') ? server : `${server}/`);
-    if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new Error('not http');
-    return url;
-  } catch {
-    throw new CliError(`--server must be cairn's address, like https://cairn.example.com, got "${server}"`);
-  }
-}
-
 export async function remotePlan(request: RemotePlanRequest): Promise<Plan> {
   const manifests = await readManifests(request.files, undefined, { checkReferences: false });
-  const url = new URL('api/v1/manifests', baseUrl(request.server));
+  const url = new URL('api/v1/manifests', serverBaseUrl(request.server));
   url.searchParams.set('dry_run', 'true');
   if (request.source !== undefined) url.searchParams.set('source', request.source);
   let response: Response;
