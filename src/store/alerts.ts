@@ -161,7 +161,7 @@ export class Alerts {
   }
 
   /** Resolves a firing alert with a pending delivery per channel. Call inside a transaction with its event. */
-  resolve(alert: StoredAlert, value: number, at: string, channels: readonly object[]): StoredAlert {
+  resolve(alert: StoredAlert, value: number | null, at: string, channels: readonly object[]): StoredAlert {
     this.sql.get(`UPDATE alerts SET state = 'resolved', resolved_at = ?, resolved_value = ? WHERE id = ? AND state = 'firing'`).run(at, value, alert.id);
     this.addDeliveries(alert.id, alert.tenant, channels, 'resolved', at);
     return this.get(alert.tenant, alert.id)!;
