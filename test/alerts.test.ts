@@ -39,6 +39,7 @@ let viewerToken: string;
 let serverId: string;
 let cloudServerId: string;
 let jsonSecret: string;
+let memoryRuleId: string;
 
 /** A header of a raw message, its folded lines joined. */
 function header(raw: string, name: string): string {
@@ -271,5 +272,21 @@ describe('alert rules over REST', () => {
     expect(attempts).toHaveLength(3);
     expect(new Set(attempts.map((h) => h.headers['x-cairn-delivery'])).size).toBe(1);
     for (const attempt of attempts) expect(signatureValid(attempt, created.body.webhook_secret)).toBe(true);
+    memoryRuleId = created.body.id;
+  }, 60_000);
+
+  it('changes a rule with PUT, and deleting it resolves its firing alert without notifying', async () => {
+    const changed = await call('PUT', `/alert-rules/${memoryRuleId}`, ownerToken, { threshold: 60, selector: { labels: { tier: 'web' } } });
+    expect(changed.status, JSON.stringify(changed.body)).toBe(200);
+    expect(changed.body).toMatchObject({ threshold: 60, selector: { labels: { tier: 'web' }, server_ids: [] }, metric: 'memory_percent' });
+    expect((await call('PUT', `/alert-rules/${memoryRuleId}`, ownerToken, { threshold: -1 })).status).toBe(422);
+    expect((await call('PUT', `/alert-rules/${memoryRuleId}`, viewerToken, { threshold: 70 })).status).toBe(403);
+    const before = hooksAt('/flaky').length;
+    expect((await call('DELETE', `/alert-rules/${memoryRuleId}`, ownerToken)).status).toBe(202);
+    await until('the rule to be gone', () => call('GET', `/alert-rules/${memoryRuleId}`, ownerToken), (r) => r.status === 404);
+    const alerts = (await call('GET', '/alerts', ownerToken)).body.items as Array<{ rule_id: string; state: string }>;
+    expect(alerts.filter((a) => a.rule_id === memoryRuleId).map((a) => a.state)).toEqual(['resolved']);
+    await sleep(2_000);
+    expect(hooksAt('/flaky')).toHaveLength(before);
   }, 60_000);
 });
