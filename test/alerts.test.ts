@@ -6,7 +6,8 @@
  * signed json webhook and one Slack message; a SIGKILL and restart while firing sends nothing
  * again; back at 10 sends one resolved each. A receiver answering 500 twice gets the
  * notification on the third attempt, under the same delivery id. Bad rules are 422s naming the
- * field, and change nothing; a viewer cannot create one.
+ * field, and change nothing; a viewer cannot create one. Every answer is checked against the
+ * OpenAPI document.
  */
 import { createHmac, timingSafeEqual } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -17,6 +18,7 @@ import { join } from 'node:path';
 import { SMTPServer } from 'smtp-server';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runCairn, startSandboxCloudProcess, startServe, type SandboxCloudProcess, type ServeProcess } from './support/cairn-process.js';
+import { validateResponse } from './support/openapi-document.js';
 import { until } from './support/until.js';
 
 const PASSWORD = 'correct horse battery staple';
@@ -110,7 +112,10 @@ async function call(method: string, path: string, token: string, body?: unknown)
     ...(body === undefined ? {} : { body: JSON.stringify(body) }),
   });
   const text = await answer.text();
-  return { status: answer.status, body: text ? JSON.parse(text) : undefined };
+  const parsed = text ? JSON.parse(text) : undefined;
+  // Every answer is what schemas/openapi.yaml documents.
+  expect(validateResponse({ method, path: `/api/v1${path.split('?')[0]!}`, status: answer.status, contentType: answer.headers.get('content-type') ?? '', body: parsed })).toEqual([]);
+  return { status: answer.status, body: parsed };
 }
 
 async function login(email: string): Promise<string> {
