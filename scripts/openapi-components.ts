@@ -159,12 +159,31 @@ export const REST_FIELDS: Readonly<Record<Kind, readonly RestField[]>> = ${JSON.
 
 // ── OpenAPI components ─────────────────────────────────────────────────────────────────
 
+/**
+ * A copy of a field's schema where every `required` of a conditional's branch also names its
+ * fields under `properties` (any value; the object's own properties say which), as OpenAPI
+ * linters and strict validators want each required field defined where it is required.
+ */
+function withRequiredNamed(node: unknown): unknown {
+  if (Array.isArray(node)) return node.map(withRequiredNamed);
+  if (node === null || typeof node !== 'object') return node;
+  const out: Json = Object.fromEntries(Object.entries(node).map(([k, v]) => [k, withRequiredNamed(v)]));
+  for (const key of ['then', 'else'] as const) {
+    const branch = asObject(out[key]);
+    if (Array.isArray(branch.required)) {
+      out[key] = { ...branch, properties: { ...Object.fromEntries(branch.required.map((name) => [String(name), {}])), ...asObject(branch.properties) } };
+    }
+  }
+  return out;
+}
+
 function valueComponent(field: DerivedField): Json {
   if (field.references) {
     const { items: _items, description, ...list } = field.schema;
     return { description: field.description ?? description, ...list, items: UUID };
   }
-  return field.description ? { ...field.schema, description: field.description } : structuredClone(field.schema);
+  const schema = withRequiredNamed(field.schema) as Json;
+  return field.description ? { ...schema, description: field.description } : schema;
 }
 
 function valueSchema(field: DerivedField): Json {

@@ -33,6 +33,7 @@ import { manifestRoutes, YAML_TYPES } from './routes/manifest-routes.js';
 import { providerRoutes } from './routes/provider-routes.js';
 import { serverRoutes } from './routes/server-routes.js';
 import { sshKeyRoutes } from './routes/ssh-key-routes.js';
+import { alertRoutes } from './routes/alert-routes.js';
 import { reconcileRoutes } from './routes/reconcile-routes.js';
 import { sourceRoutes, sourceWebhookRoutes } from './routes/source-routes.js';
 import { bearerFromWebSocketSubprotocol, terminalRoutes } from './terminal/terminal-route.js';
@@ -85,6 +86,7 @@ function v1Router(options: ApiAppOptions): Router {
   router.use(identityRoutes(identitySignIn));
   router.use(providerRoutes(options, catalogs));
   router.use(sshKeyRoutes(options));
+  router.use(alertRoutes(options));
   router.use(serverRoutes(options, catalogs));
   router.use(terminalRoutes(options));
   router.use(databaseRoutes(options));

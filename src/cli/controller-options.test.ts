@@ -11,7 +11,7 @@ describe('controllerOptionsFromEnv', () => {
   });
 
   it('takes CAIRN_RESYNC_MS for every kind and CAIRN_RESYNC_MS_<KIND> over it', () => {
-    expect(controllerOptionsFromEnv('/d', { CAIRN_RESYNC_MS: '60000', CAIRN_RESYNC_MS_SERVER: '5000' }).resyncMs).toEqual({ Provider: 60000, SSHKey: 60000, Server: 5000, Database: 60000, App: 60000 });
+    expect(controllerOptionsFromEnv('/d', { CAIRN_RESYNC_MS: '60000', CAIRN_RESYNC_MS_SERVER: '5000' }).resyncMs).toEqual({ Provider: 60000, SSHKey: 60000, Server: 5000, Database: 60000, App: 60000, AlertRule: 60000 });
     expect(controllerOptionsFromEnv('/d', { CAIRN_RESYNC_MS_DATABASE: '7000' }).resyncMs).toEqual({ Database: 7000 });
   });
 

@@ -1,7 +1,7 @@
 /**
  * @module The reconcile loop's knobs as the environment sets them (for tests, benchmarks and
  * operators): CAIRN_WORKERS, CAIRN_PER_PROVIDER, CAIRN_POLL_MS, CAIRN_RESYNC_MS (and per kind
- * CAIRN_RESYNC_MS_PROVIDER, _SSHKEY, _SERVER, _DATABASE, _APP, which win over it), CAIRN_VENDOR_TIMEOUT_MS (one
+ * CAIRN_RESYNC_MS_PROVIDER, _SSHKEY, _SERVER, _DATABASE, _APP, _ALERTRULE, which win over it), CAIRN_VENDOR_TIMEOUT_MS (one
  * HTTP request), and the deadlines of whole driver calls: CAIRN_DRIVER_TIMEOUT_OBSERVE_SECONDS,
  * _WRITE_SECONDS and _LONG_SECONDS (see reconcile/call-deadlines.ts).
  */

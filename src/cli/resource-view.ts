@@ -97,6 +97,11 @@ function kindColumns(kind: Kind): TableColumn[] {
         { header: 'SERVER', value: (r) => (r.kind === 'App' ? r.spec.server : '') },
         { header: 'URL', value: endpoint },
       ];
+    case 'AlertRule':
+      return [
+        { header: 'METRIC', value: (r) => (r.kind === 'AlertRule' ? r.spec.metric : '') },
+        { header: 'THRESHOLD', value: (r) => (r.kind === 'AlertRule' ? `> ${r.spec.threshold} for ${r.spec.forSeconds ?? 60}s` : '') },
+      ];
   }
 }
 

@@ -4,6 +4,7 @@
  * directly, metrics and the logger. It also tells the operator what first-run steps remain.
  */
 import type { Express } from 'express';
+import type { Registry } from 'prom-client';
 import { createApiApp } from '../api/app.js';
 import type { ReadinessProbe } from '../api/health.js';
 import { createMetricsRegistry } from '../api/metrics.js';
@@ -28,6 +29,8 @@ export interface ServedApi {
   auth: AuthService;
   /** The terminal's sessions (closed when serve stops). */
   terminals: Terminals;
+  /** The Prometheus registry `GET /metrics` serves. */
+  metrics: Registry;
 }
 
 export async function buildApi(
@@ -64,7 +67,7 @@ export async function buildApi(
   if (!auth.hasUsers()) {
     console.log(`no users yet: add the first one with  cairn users add --email you@example.com --role owner --data-dir ${dataDir}`);
   }
-  return { express, drivers, reconcileMetrics, auth, terminals };
+  return { express, drivers, reconcileMetrics, auth, terminals, metrics };
 }
 
 /** Sign-in through GitHub, Google and GitLab as the environment configures it; a bad setting stops serve, named. */

@@ -55,9 +55,14 @@ const COLUMNS: Record<Kind, readonly PrinterColumn[]> = {
     AGE,
   ],
   App: [STATUS, READY, { name: 'URL', type: 'string', jsonPath: '.status.endpoints.url', description: 'The app\'s endpoint' }, AGE],
+  AlertRule: [
+    { name: 'Metric', type: 'string', jsonPath: '.spec.metric', description: 'cpu_percent, memory_percent or disk_percent' },
+    { name: 'Threshold', type: 'string', jsonPath: '.spec.threshold', description: 'Fires when the metric is strictly above it' },
+    STATUS, READY, AGE,
+  ],
 };
 
-const SHORT_NAMES: Record<Kind, readonly string[]> = { Provider: ['prov'], SSHKey: ['sshk'], Server: ['svr'], Database: ['db'], App: ['capp'] };
+const SHORT_NAMES: Record<Kind, readonly string[]> = { Provider: ['prov'], SSHKey: ['sshk'], Server: ['svr'], Database: ['db'], App: ['capp'], AlertRule: ['alr'] };
 
 export const KIND_NAMES: Record<Kind, KindNames> = Object.fromEntries(
   KINDS.map((kind) => [kind, { kind, plural: PLURALS[kind], singular: kind.toLowerCase(), shortNames: SHORT_NAMES[kind], listKind: `${kind}List`, columns: COLUMNS[kind] }]),

@@ -9,7 +9,7 @@ import { compile, type JSONSchema } from 'json-schema-to-typescript';
 /** One exported declaration with its optional doc comment, up to the next one. */
 const DECLARATION = /(?:\/\*\*(?:(?!\*\/)[\s\S])*\*\/\s*)?export (?:interface|type) (\w+)[\s\S]*?(?=(?:\/\*\*(?:(?!\*\/)[\s\S])*\*\/\s*)?export |$)/g;
 
-export const SCHEMA_FILES = ['provider', 'sshkey', 'server', 'database', 'app'] as const;
+export const SCHEMA_FILES = ['provider', 'sshkey', 'server', 'database', 'app', 'alertrule'] as const;
 
 const BANNER = `/* eslint-disable */
 /**

@@ -3,12 +3,12 @@
  * reference other resources, the fields whose change forces a replacement, and the status
  * values each kind's `status.phase` takes (API.md's "Status values").
  */
-import type { AppSpec, DatabaseSpec, ProviderSpec, ServerSpec, SSHKeySpec } from './generated/kinds.js';
+import type { AlertRuleSpec, AppSpec, DatabaseSpec, ProviderSpec, ServerSpec, SSHKeySpec } from './generated/kinds.js';
 
 export const API_VERSION = 'cairn.dev/v1';
 
 /** Creation order: a kind may only reference kinds before it. Deletes run in reverse. */
-export const KINDS = ['Provider', 'SSHKey', 'Server', 'Database', 'App'] as const;
+export const KINDS = ['Provider', 'SSHKey', 'Server', 'Database', 'App', 'AlertRule'] as const;
 export type Kind = (typeof KINDS)[number];
 
 export interface SpecByKind {
@@ -17,13 +17,14 @@ export interface SpecByKind {
   Server: ServerSpec;
   Database: DatabaseSpec;
   App: AppSpec;
+  AlertRule: AlertRuleSpec;
 }
 
 export function isKind(value: unknown): value is Kind {
   return typeof value === 'string' && (KINDS as readonly string[]).includes(value);
 }
 
-/** The rank of a kind in creation order (Provider 0 … App 4). */
+/** The rank of a kind in creation order (Provider 0 … AlertRule 5). */
 export function kindRank(kind: Kind): number {
   return KINDS.indexOf(kind);
 }
@@ -53,6 +54,9 @@ export const REFERENCE_FIELDS: Record<Kind, readonly ReferenceField[]> = {
     { pointer: '/spec/server', field: 'server', target: 'Server', many: false },
     { pointer: '/spec/databases', field: 'databases', target: 'Database', many: true },
   ],
+  // An AlertRule's selector.servers are names matched when it is evaluated, not references: a rule
+  // never holds a server back from deletion, and a name no server has yet selects nothing.
+  AlertRule: [],
 };
 
 /** Top-level spec fields whose change cannot be made in place: the resource is replaced. */
@@ -64,6 +68,7 @@ export const REPLACEMENT_FIELDS: Record<Kind, readonly string[]> = {
   Server: ['provider', 'region', 'image', 'userData', 'sshKeys', 'host', 'port', 'user'],
   Database: ['type', 'server', 'managed', 'provider', 'region'],
   App: ['server'],
+  AlertRule: [],
 };
 
 /** Spec paths (dotted, `*` for any key) whose values are secret and masked in plans and logs. */
@@ -73,6 +78,7 @@ export const SENSITIVE_PATHS: Record<Kind, readonly string[]> = {
   Server: ['userData'],
   Database: [],
   App: ['env.*'],
+  AlertRule: [],
 };
 
 /** Plural resource names, as used by `cairn get` and the Kubernetes-style API. */
@@ -82,12 +88,13 @@ export const PLURALS: Record<Kind, string> = {
   Server: 'servers',
   Database: 'databases',
   App: 'apps',
+  AlertRule: 'alertrules',
 };
 
 /** Resolves what a user typed for a kind (`server`, `servers`, `Server`, `db`) to the kind. */
 export function parseKindName(text: string): Kind | undefined {
   const lower = text.toLowerCase();
-  const aliases: Record<string, Kind> = { db: 'Database', dbs: 'Database', svr: 'Server', 'ssh-key': 'SSHKey', 'ssh-keys': 'SSHKey' };
+  const aliases: Record<string, Kind> = { db: 'Database', dbs: 'Database', svr: 'Server', 'ssh-key': 'SSHKey', 'ssh-keys': 'SSHKey', 'alert-rule': 'AlertRule', 'alert-rules': 'AlertRule' };
   if (aliases[lower]) return aliases[lower];
   return KINDS.find((k) => k.toLowerCase() === lower || PLURALS[k] === lower);
 }
@@ -99,6 +106,7 @@ export const PHASES = {
   Server: ['pending', 'provisioning', 'running', 'stopping', 'stopped', 'starting', 'rebooting', 'deleting', 'error'],
   Database: ['pending', 'creating', 'available', 'backing_up', 'restoring', 'deleting', 'error'],
   App: ['pending', 'deploying', 'running', 'stopping', 'stopped', 'failed', 'deleting'],
+  AlertRule: ['pending', 'ready', 'error', 'deleting'],
 } as const satisfies Record<Kind, readonly string[]>;
 
 export type Phase<K extends Kind = Kind> = (typeof PHASES)[K][number];
@@ -110,4 +118,5 @@ export const READY_PHASES: Record<Kind, readonly string[]> = {
   Server: ['running', 'stopped'],
   Database: ['available'],
   App: ['running', 'stopped'],
+  AlertRule: ['ready'],
 };

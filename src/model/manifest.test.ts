@@ -49,7 +49,7 @@ describe('parseManifestText', () => {
     const result = parseManifestText(`---\n# nothing here\n---\n${PROVIDER}---\nkind: Sever\n`, 'mixed.yaml');
     expect(result.manifests.map((m) => [m.document, m.line, m.column])).toEqual([[1, 4, 1]]);
     expect(lines(result)).toEqual([
-      'mixed.yaml:11:1 document 3: unknown kind "Sever"; kinds are Provider, SSHKey, Server, Database, App; did you mean Server?',
+      'mixed.yaml:11:1 document 3: unknown kind "Sever"; kinds are Provider, SSHKey, Server, Database, App, AlertRule; did you mean Server?',
     ]);
   });
 

@@ -19,10 +19,11 @@ const KIND_SPECS: Record<Kind, fc.Arbitrary<object>> = {
     server: fc.constant('s'), source: fc.record({ image: fc.constantFrom('shop:1', 'shop:2') }),
     env: fc.dictionary(fc.constantFrom('A', 'B', 'C'), fc.constantFrom('x', 'y')),
   }),
+  AlertRule: fc.record({ metric: fc.constantFrom('cpu_percent', 'disk_percent'), threshold: fc.integer({ min: 0, max: 100 }), selector: fc.record({ labels: fc.dictionary(fc.constantFrom('tier'), fc.constantFrom('web', 'db')) }) }),
 };
 
 /** One resource's identity: few names and namespaces, so desired and recorded overlap often. */
-const identity = fc.record({ kind: fc.constantFrom<Kind>('Provider', 'SSHKey', 'Server', 'Database', 'App'), namespace: fc.constantFrom('default', 'team-a'), name: fc.constantFrom('a', 'b', 'c', 'd') });
+const identity = fc.record({ kind: fc.constantFrom<Kind>('Provider', 'SSHKey', 'Server', 'Database', 'App', 'AlertRule'), namespace: fc.constantFrom('default', 'team-a'), name: fc.constantFrom('a', 'b', 'c', 'd') });
 
 const desiredResource: fc.Arbitrary<PlanDesired> = identity.chain((id) =>
   fc.record({

@@ -155,6 +155,7 @@ describe('planChanges: replacement', () => {
     Server: (spec) => server('web-1', spec),
     Database: (spec) => database('shop-db', spec),
     App: (spec) => app('shop', spec),
+    AlertRule: (spec) => desired('AlertRule', 'high-cpu', { metric: 'cpu_percent', threshold: 90, selector: { labels: { tier: 'web' } }, ...spec }),
   };
   const cases = Object.entries(REPLACEMENT_FIELDS).flatMap(([kind, fields]) => fields.map((field) => [kind as Kind, field] as const));
 

@@ -14,6 +14,7 @@ export const KIND_SCHEMA_FILES: Record<Kind, string> = {
   Server: 'server.schema.json',
   Database: 'database.schema.json',
   App: 'app.schema.json',
+  AlertRule: 'alertrule.schema.json',
 };
 export const METADATA_SCHEMA_FILE = 'metadata.schema.json';
 

@@ -32,12 +32,19 @@ const PATTERN_MESSAGES: Record<string, string> = {
   '^/': 'must start with "/"',
   '^https?://': 'must be an http:// or https:// URL',
   '^[0-9]+(\\.[0-9]+)?$': 'must be a version number such as "16" or "4.4"',
+  '^https?://[^/?#@]+([/?#].*)?$': 'must be an http:// or https:// URL without credentials (no user:password@) in it',
+  '^[^@\\s<>,;]+@[^@\\s<>,;]+\\.[^@\\s<>,;]+$': 'must be one e-mail address, such as ops@example.com',
   [SSH_PUBLIC_KEY_PATTERN]:
     'must be one public key line as in a .pub file or authorized_keys: ssh-ed25519, ssh-rsa or ecdsa-sha2-nistp256/384/521, its base64, an optional comment (no options before it, no DSA, one key only)',
 };
 
 /** Conditional rules (`if`/`then`/`not`) of a kind's schema, worded for users. */
 const RULE_MESSAGES: Record<string, string> = {
+  ...Object.fromEntries(['url', 'format'].map((field) => [
+    `AlertRule#/properties/spec/properties/channels/items/allOf/0/then/properties/${field}/false schema`,
+    `${field} is for webhook channels; an email channel takes only to`,
+  ])),
+  'AlertRule#/properties/spec/properties/channels/items/allOf/1/then/properties/to/false schema': 'to is for email channels; a webhook channel takes url and format',
   'Database#/properties/spec/allOf/0/then/not': 'storageGb is only for postgresql',
   'Database#/properties/spec/allOf/1/then/properties/server/false schema':
     'a managed database (managed: true) runs at its provider, not on a server: remove server',

@@ -105,11 +105,11 @@ describe('validateManifestShape', () => {
 
   it('gives one clear issue for a missing or unknown kind, suggesting the closest', () => {
     expect(validateManifestShape({ apiVersion: 'cairn.dev/v1', kind: 'Sever' })).toEqual([
-      { pointer: '', message: 'unknown kind "Sever"; kinds are Provider, SSHKey, Server, Database, App; did you mean Server?' },
+      { pointer: '', message: 'unknown kind "Sever"; kinds are Provider, SSHKey, Server, Database, App, AlertRule; did you mean Server?' },
     ]);
     expect(validateManifestShape({ kind: 'database' })[0]?.message).toMatch(/did you mean Database\?$/);
-    expect(validateManifestShape({ kind: 'Deployment' })[0]?.message).toBe('unknown kind "Deployment"; kinds are Provider, SSHKey, Server, Database, App');
-    expect(validateManifestShape({ metadata: { name: 'x' } })[0]?.message).toBe('kind is required; kinds are Provider, SSHKey, Server, Database, App');
+    expect(validateManifestShape({ kind: 'Deployment' })[0]?.message).toBe('unknown kind "Deployment"; kinds are Provider, SSHKey, Server, Database, App, AlertRule');
+    expect(validateManifestShape({ metadata: { name: 'x' } })[0]?.message).toBe('kind is required; kinds are Provider, SSHKey, Server, Database, App, AlertRule');
     expect(validateManifestShape(['a'])[0]?.message).toBe('a manifest must be a mapping (apiVersion, kind, metadata, spec), not a list');
   });
 

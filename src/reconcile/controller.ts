@@ -155,7 +155,7 @@ export class Controller {
 
   /** Resources queued now and waiting for a worker, by kind (not those delayed or being reconciled). */
   queueDepthByKind(): Record<Kind, number> {
-    const depth: Record<Kind, number> = { Provider: 0, SSHKey: 0, Server: 0, Database: 0, App: 0 };
+    const depth: Record<Kind, number> = { Provider: 0, SSHKey: 0, Server: 0, Database: 0, App: 0, AlertRule: 0 };
     const kinds = new Map<string, Kind>();
     for (const uid of this.queue.snapshot()) {
       const kind = this.queuedKinds.get(uid) ?? this.store.resources.get(uid)?.kind;
@@ -321,6 +321,9 @@ export class Controller {
       case 'SSHKey':
         // Made by cairn itself, at no vendor: SSH keys share one cap of their own.
         return `${scope}/SSHKey`;
+      case 'AlertRule':
+        // Evaluated by the alert loop, at no vendor: alert rules share one cap of their own.
+        return `${scope}/AlertRule`;
       case 'Server':
         return `${scope}/${r.spec.provider}`;
       case 'Database':

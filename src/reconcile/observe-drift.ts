@@ -22,6 +22,7 @@ function changesOf(ctx: ReconcileContext, r: AnyStoredResource): Promise<string[
       return observeAppDrift(ctx, r);
     case 'Provider':
     case 'SSHKey':
+    case 'AlertRule':
       return Promise.resolve([]);
   }
 }

@@ -14,10 +14,11 @@ import { reconcileDatabase } from './reconcile-database.js';
 import { reconcileProvider } from './reconcile-provider.js';
 import { reconcileServer } from './reconcile-server.js';
 import { reconcileSshKey } from './reconcile-ssh-key.js';
+import { reconcileAlertRule } from './reconcile-alert-rule.js';
 import { StatusDraft } from './status-draft.js';
 
 /** The phase a kind shows when it stalls: it needs the user. */
-export const FAILED_PHASE: Record<Kind, string> = { Provider: 'invalid', SSHKey: 'error', Server: 'error', Database: 'error', App: 'failed' };
+export const FAILED_PHASE: Record<Kind, string> = { Provider: 'invalid', SSHKey: 'error', Server: 'error', Database: 'error', App: 'failed', AlertRule: 'error' };
 
 /** `becameReady`/`becameFailed`: what waits on it has something new to see. */
 export type ReconcileOutcome = { ok: true; result: ReconcileResult; becameReady: boolean; becameFailed: boolean } | { ok: false; failure: ClassifiedFailure; becameFailed: boolean };
@@ -77,6 +78,8 @@ function dispatch(ctx: ReconcileContext, r: AnyStoredResource, draft: StatusDraf
       return reconcileDatabase(ctx, r, draft);
     case 'App':
       return reconcileApp(ctx, r, draft);
+    case 'AlertRule':
+      return reconcileAlertRule(ctx, r, draft);
   }
 }
 

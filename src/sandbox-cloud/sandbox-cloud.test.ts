@@ -123,6 +123,32 @@ describe('sandbox cloud API: servers', () => {
     expect((await api(cloud, 'GET', `/v1/servers/${id}/metrics`)).body.cpu_percent).toBe(0);
   });
 
+  it('holds the figures PUT /v1/servers/{id}/metrics sets until changed, null returning to the simulation, across a restart', async () => {
+    const dataDir = tempDir();
+    const first = await startSandboxCloud({ dataDir, provisionMs: 0 });
+    const id = (await api(first, 'POST', '/v1/servers', newServer('held'))).body.server.id;
+    const simulatedDisk = (await api(first, 'GET', `/v1/servers/${id}/metrics`)).body.disk_percent;
+    const put = await api(first, 'PUT', `/v1/servers/${id}/metrics`, { cpu_percent: 95, memory_percent: 42.5 });
+    expect(put.status).toBe(200);
+    expect(put.body).toMatchObject({ cpu_percent: 95, memory_percent: 42.5, disk_percent: simulatedDisk });
+    expect((await api(first, 'PUT', `/v1/servers/${id}/metrics`, { cpu_percent: 150 })).body).toMatchObject({ field: 'cpu_percent' });
+    expect((await api(first, 'PUT', `/v1/servers/${id}/metrics`, { load: 1 })).body).toMatchObject({ field: 'load' });
+    expect((await api(first, 'PUT', '/v1/servers/nope/metrics', { cpu_percent: 1 })).status).toBe(404);
+    await first.close();
+    const second = await startSandboxCloud({ dataDir, provisionMs: 0 });
+    try {
+      const held = (await api(second, 'GET', `/v1/servers/${id}/metrics`)).body;
+      expect(held).toMatchObject({ cpu_percent: 95, memory_percent: 42.5 });
+      expect(held.series.at(-1)).toMatchObject({ cpu_percent: 95 });
+      await api(second, 'PUT', `/v1/servers/${id}/metrics`, { cpu_percent: null });
+      const back = (await api(second, 'GET', `/v1/servers/${id}/metrics`)).body;
+      expect(back.cpu_percent).toBeLessThan(95);
+      expect(back.memory_percent).toBe(42.5);
+    } finally {
+      await second.close();
+    }
+  });
+
   it('keeps its servers across a close and a restart on the same data dir', async () => {
     const dataDir = tempDir();
     const first = await startSandboxCloud({ dataDir, provisionMs: 0 });

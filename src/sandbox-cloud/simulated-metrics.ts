@@ -1,7 +1,7 @@
 /**
  * @module Simulated server metrics: plausible, deterministic per server and minute (a per-server
  * baseline, a slow daily wave and hashed noise), and marked `simulated: true`. A server that
- * is not running uses no CPU or memory.
+ * is not running uses no CPU or memory. Figures a test holds replace the current sample's.
  */
 import { createHash } from 'node:crypto';
 
@@ -60,4 +60,11 @@ export function simulatedMetrics(serverId: string, createdAtMs: number, running:
     sampled_at: current.ts,
     series,
   };
+}
+
+/** The metrics with the figures a test holds (`PUT /v1/servers/{id}/metrics`) in place of the current sample's. */
+export function withHeldFigures(body: MetricsBody, held: Partial<Record<'cpu_percent' | 'memory_percent' | 'disk_percent', number>>): MetricsBody {
+  if (Object.keys(held).length === 0) return body;
+  const current = { ...body.series[body.series.length - 1] ?? { ts: body.sampled_at, cpu_percent: body.cpu_percent, memory_percent: body.memory_percent, disk_percent: body.disk_percent }, ...held };
+  return { ...body, ...held, series: [...body.series.slice(0, -1), current] };
 }

@@ -17,6 +17,8 @@ export type SecretPurpose =
   | 'source-webhook'
   /** A key pair cairn generated for an SSHKey (JSON, see src/ssh-keys/sealed-pairs.ts); name = the SSHKey's uid. */
   | 'ssh-key-pair'
+  /** The secret that signs an AlertRule's json webhooks (X-Cairn-Signature-256); name = the rule's uid. */
+  | 'alert-webhook'
   /** cairn's own SSH key pair of a tenant (JSON, see src/ssh-keys/runtime-key.ts); name = `current` or `previous`. */
   | 'ssh-runtime-key';
 

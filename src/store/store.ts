@@ -7,6 +7,7 @@ import type Database from 'better-sqlite3';
 import { loadKeyring, type LoadedKeyring } from '../secrets/keyring.js';
 import { SealedFileDirectory, sealedBackupsDir } from '../secrets/sealed-files.js';
 import { Actions } from './actions.js';
+import { Alerts } from './alerts.js';
 import { Backups, type WakeResource } from './backups.js';
 import { CommitGroup } from './commit-group.js';
 import { Deployments } from './deployments.js';
@@ -78,6 +79,8 @@ export class Store {
   readonly identities: Identities;
   /** Each tenant's Stripe customer and subscription, and the webhook events already applied. */
   readonly billing: BillingAccounts;
+  /** Alerts of AlertRules, their evaluation state and their notifications' outbox. */
+  readonly alerts: Alerts;
   /**
    * Groups the reconcile loop's writes into one commit every few milliseconds; what must be
    * durable before cairn acts on it waits for `commits.committed()` (see commit-group.ts).
@@ -113,6 +116,7 @@ export class Store {
     this.sshHostKeys = new SshHostKeys(db);
     this.identities = new Identities(db);
     this.billing = new BillingAccounts(db);
+    this.alerts = new Alerts(db);
     // Billing on: every write that adds a Server, Database or App is checked against the
     // tenant's plan, whichever process opened the store (serve, cairn apply, a sync).
     if (billingEnabled(env)) {

@@ -32,6 +32,7 @@ beforeAll(async () => {
   ids.token = (await api.call('POST', '/api/v1/tokens', { ...as, body: { name: 'ci', role: 'viewer', expires_in_days: 30 } })).body.id;
   // Suspended: the repository is never fetched; the record is what the isolation checks need.
   ids.source = (await api.call('POST', '/api/v1/sources', { ...as, body: { name: 'infra', url: 'https://git.invalid/acme/infra.git', suspended: true } })).body.id;
+  ids.alertRule = (await api.call('POST', '/api/v1/alert-rules', { ...as, body: { name: 'high-cpu', metric: 'cpu_percent', threshold: 90, selector: { server_ids: [ids.server] }, channels: [{ type: 'webhook', url: 'https://hooks.invalid/x', format: 'json' }] } })).body.id;
 }, 90_000);
 
 afterAll(async () => {
@@ -40,10 +41,10 @@ afterAll(async () => {
 
 /** A concrete path for a documented template, with acme's ids. */
 function concrete(template: string): string {
-  const collection = /^\/api\/v1\/([a-z]+)\//.exec(template)?.[1] ?? '';
+  const collection = /^\/api\/v1\/([a-z-]+)\//.exec(template)?.[1] ?? '';
   const idFor: Record<string, string | undefined> = {
     providers: ids.provider, servers: ids.server, databases: ids.database, apps: ids.app, tokens: ids.token, operations: ids.operation,
-    sources: ids.source,
+    sources: ids.source, 'alert-rules': ids.alertRule,
   };
   return template.replace('{id}', idFor[collection] ?? 'missing').replace('{backup_id}', ids.backup ?? 'missing');
 }

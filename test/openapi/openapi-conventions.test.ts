@@ -45,6 +45,8 @@ const EXPECTED_ROUTES = [
   'GET /api/v1/auth/github', 'GET /api/v1/auth/google', 'GET /api/v1/auth/gitlab',
   'GET /api/v1/auth/github/callback', 'GET /api/v1/auth/google/callback', 'GET /api/v1/auth/gitlab/callback',
   'POST /api/v1/auth/exchange', 'GET /api/v1/auth/identities', 'DELETE /api/v1/auth/identities/{id}',
+  'GET /api/v1/alert-rules', 'POST /api/v1/alert-rules', 'GET /api/v1/alert-rules/{id}', 'PUT /api/v1/alert-rules/{id}', 'DELETE /api/v1/alert-rules/{id}',
+  'GET /api/v1/alerts', 'GET /api/v1/alerts/{id}',
 ];
 
 /** API.md: every route needs a bearer token but these. */
@@ -90,7 +92,7 @@ const operations: Located[] = documentedOperations().map(({ method, path, pathKe
   parameters: parameters.map(resolveParameter),
 }));
 
-const RECORDS = new Set(['Provider', 'SSHKey', 'Server', 'Database', 'App']);
+const RECORDS = new Set(['Provider', 'SSHKey', 'Server', 'Database', 'App', 'AlertRule']);
 
 describe('schemas/openapi.yaml', () => {
   it('documents exactly the routes built so far, and nothing of migrations', () => {
@@ -204,6 +206,7 @@ describe('schemas/openapi.yaml', () => {
     expect(statusOf('Server')).toEqual(PHASES.Server);
     expect(statusOf('Database')).toEqual(PHASES.Database);
     expect(statusOf('App')).toEqual(PHASES.App);
+    expect(statusOf('AlertRule')).toEqual(PHASES.AlertRule);
     expect(schemas.Kind!.enum).toEqual(KINDS);
   });
 

@@ -7,7 +7,7 @@ import { NotFoundError, ValidationError } from '../../model/errors.js';
 import { DEFAULT_NAMESPACE, type StoredResourceOf } from '../../model/resource.js';
 import type { Store } from '../../store/store.js';
 
-const NOUNS: Record<Kind, string> = { Provider: 'provider', SSHKey: 'SSH key', Server: 'server', Database: 'database', App: 'app' };
+const NOUNS: Record<Kind, string> = { Provider: 'provider', SSHKey: 'SSH key', Server: 'server', Database: 'database', App: 'app', AlertRule: 'alert rule' };
 
 export class ResourceLookup {
   private readonly idsByName = new Map<string, string | null>();

@@ -125,4 +125,13 @@ export const REST_FIELD_MAPPING: Readonly<Record<Kind, KindMapping>> = {
     },
     restOnly: { create: {}, update: {} },
   },
+  AlertRule: {
+    fields: {
+      channels: { emptyWhenAbsent: true, description: 'Where notifications go: `{type: email, to}` or `{type: webhook, url, format: slack|discord|json}` (json is signed with the `webhook_secret` the create answers once).' },
+    },
+    specOnly: {
+      selector: 'REST names servers by id: `selector: {labels, server_ids}` (the hand-written AlertRuleSelectorBody), which the codec turns into the manifest\'s `{labels, servers}` (names)',
+    },
+    restOnly: { create: { selector: 'AlertRuleSelectorBody' }, update: { selector: 'AlertRuleSelectorBody' } },
+  },
 };

@@ -24,6 +24,8 @@ import { DirectoryWatch } from '../../sources/directory-watch.js';
 import { currentOutboundPolicy } from '../../net/outbound-policy.js';
 import { LOCAL_VENDOR_TENANTS_SETTING } from '../../security/host-access.js';
 import { serveTerminalUpgrades } from '../../api/terminal/terminal-upgrade.js';
+import { AlertLoops } from '../../alerts/alert-loops.js';
+import { AlertSettingError } from '../../alerts/alert-settings.js';
 
 interface ServeOptions {
   apply?: string[];
@@ -98,6 +100,7 @@ export function registerServeCommand(program: Command): void {
         onLeaseLost: () => {
           reconciling = false;
           void sources.stop();
+          void alerts.stop();
           console.error('lost the reconcile lease to another process; waiting to take it back');
           controller = makeController();
           retry = setTimeout(tryStart, LEASE_RETRY_MS);
@@ -129,6 +132,14 @@ export function registerServeCommand(program: Command): void {
       controller: () => controller,
       requestSourceSync: (id) => sources.trigger(id),
     });
+    // Alert rules are evaluated, and their notifications sent, by the process that reconciles.
+    let alerts: AlertLoops;
+    try {
+      alerts = new AlertLoops(store, app.drivers, app.metrics);
+    } catch (error) {
+      if (error instanceof AlertSettingError) throw new CliError(error.message);
+      throw error;
+    }
     const tls = options.tls === true || options.tlsCert !== undefined || options.tlsKey !== undefined
       ? await (await import('../serve-tls.js')).tlsIdentity(dataDir, options.host, { cert: options.tlsCert, key: options.tlsKey })
       : undefined;
@@ -156,6 +167,7 @@ export function registerServeCommand(program: Command): void {
         controller.start();
         reconciling = true;
         sources.start();
+        alerts.start();
         if (!watching) {
           watching = true;
           for (const w of watches) {
@@ -180,6 +192,7 @@ export function registerServeCommand(program: Command): void {
             controller = makeController();
             reconciling = false;
             await sources.stop();
+            await alerts.stop();
             await stopped.stop();
           },
           afterWrite: () => controller.readFeed(),
@@ -201,6 +214,8 @@ export function registerServeCommand(program: Command): void {
         app.terminals.sessions.closeAll();
         void Promise.all(watches.map((w) => w.stop()))
           .then(() => sources.stop())
+          .then(() => alerts.stop())
+          .then(() => alerts.close())
           .then(() => (kubernetes ? kubernetes.stop() : undefined))
           .then(() => controller.stop())
           .then(

@@ -336,3 +336,264 @@ export interface HealthCheck {
   path?: string;
   timeoutSeconds?: number;
 }
+
+export type AlertChannel = {
+  /**
+   * email or webhook.
+   */
+  type: "email" | "webhook";
+  /**
+   * email: the address notified.
+   */
+  to?: string;
+  /**
+   * webhook: the http(s) URL posted to, without credentials in it; called through cairn's outbound guard.
+   */
+  url?: string;
+  /**
+   * webhook: the body's form, slack ({text, blocks}), discord ({content, embeds}) or json ({event, alert, rule}, signed with X-Cairn-Signature-256).
+   */
+  format?: "slack" | "discord" | "json";
+} & {
+  /**
+   * email or webhook.
+   */
+  type: "email" | "webhook";
+  /**
+   * email: the address notified.
+   */
+  to?: string;
+  /**
+   * webhook: the http(s) URL posted to, without credentials in it; called through cairn's outbound guard.
+   */
+  url?: string;
+  /**
+   * webhook: the body's form, slack ({text, blocks}), discord ({content, embeds}) or json ({event, alert, rule}, signed with X-Cairn-Signature-256).
+   */
+  format?: "slack" | "discord" | "json";
+} & {
+  /**
+   * email or webhook.
+   */
+  type: "email" | "webhook";
+  /**
+   * email: the address notified.
+   */
+  to?: string;
+  /**
+   * webhook: the http(s) URL posted to, without credentials in it; called through cairn's outbound guard.
+   */
+  url?: string;
+  /**
+   * webhook: the body's form, slack ({text, blocks}), discord ({content, embeds}) or json ({event, alert, rule}, signed with X-Cairn-Signature-256).
+   */
+  format?: "slack" | "discord" | "json";
+} & {
+  /**
+   * email or webhook.
+   */
+  type: "email" | "webhook";
+  /**
+   * email: the address notified.
+   */
+  to?: string;
+  /**
+   * webhook: the http(s) URL posted to, without credentials in it; called through cairn's outbound guard.
+   */
+  url?: string;
+  /**
+   * webhook: the body's form, slack ({text, blocks}), discord ({content, embeds}) or json ({event, alert, rule}, signed with X-Cairn-Signature-256).
+   */
+  format?: "slack" | "discord" | "json";
+} & {
+  /**
+   * email or webhook.
+   */
+  type: "email" | "webhook";
+  /**
+   * email: the address notified.
+   */
+  to?: string;
+  /**
+   * webhook: the http(s) URL posted to, without credentials in it; called through cairn's outbound guard.
+   */
+  url?: string;
+  /**
+   * webhook: the body's form, slack ({text, blocks}), discord ({content, embeds}) or json ({event, alert, rule}, signed with X-Cairn-Signature-256).
+   */
+  format?: "slack" | "discord" | "json";
+} & {
+  /**
+   * email or webhook.
+   */
+  type: "email" | "webhook";
+  /**
+   * email: the address notified.
+   */
+  to?: string;
+  /**
+   * webhook: the http(s) URL posted to, without credentials in it; called through cairn's outbound guard.
+   */
+  url?: string;
+  /**
+   * webhook: the body's form, slack ({text, blocks}), discord ({content, embeds}) or json ({event, alert, rule}, signed with X-Cairn-Signature-256).
+   */
+  format?: "slack" | "discord" | "json";
+} & {
+  /**
+   * email or webhook.
+   */
+  type: "email" | "webhook";
+  /**
+   * email: the address notified.
+   */
+  to?: string;
+  /**
+   * webhook: the http(s) URL posted to, without credentials in it; called through cairn's outbound guard.
+   */
+  url?: string;
+  /**
+   * webhook: the body's form, slack ({text, blocks}), discord ({content, embeds}) or json ({event, alert, rule}, signed with X-Cairn-Signature-256).
+   */
+  format?: "slack" | "discord" | "json";
+} & {
+  /**
+   * email or webhook.
+   */
+  type: "email" | "webhook";
+  /**
+   * email: the address notified.
+   */
+  to?: string;
+  /**
+   * webhook: the http(s) URL posted to, without credentials in it; called through cairn's outbound guard.
+   */
+  url?: string;
+  /**
+   * webhook: the body's form, slack ({text, blocks}), discord ({content, embeds}) or json ({event, alert, rule}, signed with X-Cairn-Signature-256).
+   */
+  format?: "slack" | "discord" | "json";
+} & {
+  /**
+   * email or webhook.
+   */
+  type: "email" | "webhook";
+  /**
+   * email: the address notified.
+   */
+  to?: string;
+  /**
+   * webhook: the http(s) URL posted to, without credentials in it; called through cairn's outbound guard.
+   */
+  url?: string;
+  /**
+   * webhook: the body's form, slack ({text, blocks}), discord ({content, embeds}) or json ({event, alert, rule}, signed with X-Cairn-Signature-256).
+   */
+  format?: "slack" | "discord" | "json";
+} & {
+  /**
+   * email or webhook.
+   */
+  type: "email" | "webhook";
+  /**
+   * email: the address notified.
+   */
+  to?: string;
+  /**
+   * webhook: the http(s) URL posted to, without credentials in it; called through cairn's outbound guard.
+   */
+  url?: string;
+  /**
+   * webhook: the body's form, slack ({text, blocks}), discord ({content, embeds}) or json ({event, alert, rule}, signed with X-Cairn-Signature-256).
+   */
+  format?: "slack" | "discord" | "json";
+};
+
+/**
+ * A threshold alert over server metrics: it fires for a server once the metric has stayed strictly above the threshold for forSeconds, resolves once it has been back at or below it on two evaluations in a row, and notifies its channels once on each.
+ */
+export interface AlertRule {
+  /**
+   * Always cairn.dev/v1.
+   */
+  apiVersion: "cairn.dev/v1";
+  kind: "AlertRule";
+  metadata: ObjectMeta;
+  spec: AlertRuleSpec;
+  /**
+   * Written by cairn; ignored on input.
+   */
+  status?: {};
+}
+
+export interface AlertRuleSpec {
+  /**
+   * The server metric watched, a percentage: cpu_percent, memory_percent or disk_percent.
+   */
+  metric: "cpu_percent" | "memory_percent" | "disk_percent";
+  /**
+   * The rule fires when the metric is strictly above this percentage (0 to 100).
+   */
+  threshold: number;
+  /**
+   * How long the metric must stay above the threshold before the rule fires, in seconds (0: on the first evaluation above it).
+   */
+  forSeconds?: number;
+  selector: AlertRuleSelector;
+  /**
+   * Where notifications go, once when an alert fires and once when it resolves (none: alerts are only recorded, as events and in /metrics): e-mail (needs CAIRN_SMTP_URL and CAIRN_MAIL_FROM) or a webhook in Slack, Discord or plain JSON form.
+   *
+   * @maxItems 10
+   */
+  channels?:
+    | []
+    | [AlertChannel]
+    | [AlertChannel, AlertChannel]
+    | [AlertChannel, AlertChannel, AlertChannel]
+    | [AlertChannel, AlertChannel, AlertChannel, AlertChannel]
+    | [AlertChannel, AlertChannel, AlertChannel, AlertChannel, AlertChannel]
+    | [AlertChannel, AlertChannel, AlertChannel, AlertChannel, AlertChannel, AlertChannel]
+    | [AlertChannel, AlertChannel, AlertChannel, AlertChannel, AlertChannel, AlertChannel, AlertChannel]
+    | [AlertChannel, AlertChannel, AlertChannel, AlertChannel, AlertChannel, AlertChannel, AlertChannel, AlertChannel]
+    | [
+        AlertChannel,
+        AlertChannel,
+        AlertChannel,
+        AlertChannel,
+        AlertChannel,
+        AlertChannel,
+        AlertChannel,
+        AlertChannel,
+        AlertChannel
+      ]
+    | [
+        AlertChannel,
+        AlertChannel,
+        AlertChannel,
+        AlertChannel,
+        AlertChannel,
+        AlertChannel,
+        AlertChannel,
+        AlertChannel,
+        AlertChannel,
+        AlertChannel
+      ];
+}
+
+/**
+ * The servers of the same namespace the rule watches: those carrying every label of labels, and those named in servers (either or both).
+ */
+export interface AlertRuleSelector {
+  /**
+   * Servers whose labels include all of these.
+   */
+  labels?: {
+    [k: string]: string;
+  };
+  /**
+   * Names of Servers (same namespace) watched; a name no server has yet selects nothing until one does.
+   *
+   * @maxItems 200
+   */
+  servers?: string[];
+}

@@ -1,6 +1,8 @@
 /**
  * @module The sandbox's `/v1/servers` API: list (optionally by client token), create (idempotent
  * per client token), read, resize / power through PATCH, power actions, metrics and delete.
+ * `PUT /v1/servers/{id}/metrics` holds a server's figures where a test wants them (a number per
+ * metric, held until changed; null returns it to the simulation).
  */
 import { randomUUID } from 'node:crypto';
 import { Router } from 'express';
@@ -8,7 +10,8 @@ import { notFound, SandboxApiError, unprocessable } from '../api-error.js';
 import { clientTokenFilter, jsonBody, optionalChoice, optionalString, pathId, requiredChoice, requiredString } from '../body-fields.js';
 import { availableRegionSlugs, findRegion, findSize, SIZES } from '../catalog.js';
 import { route } from '../reply.js';
-import { simulatedMetrics } from '../simulated-metrics.js';
+import { simulatedMetrics, withHeldFigures } from '../simulated-metrics.js';
+import { METRIC_FIELDS, type MetricOverrides } from '../store/metric-overrides-table.js';
 import type { ServerRow } from '../store/servers-table.js';
 import { isBusy } from '../transitions.js';
 import type { RouteContext } from './route-context.js';
@@ -30,6 +33,22 @@ function checkSize(slug: string, region: string): void {
   if (!size.regions.includes(region)) {
     throw unprocessable('size', `size "${slug}" is not offered in region "${region}" (offered in: ${size.regions.join(', ')})`);
   }
+}
+
+/** `{cpu_percent?, memory_percent?, disk_percent?}`: each a number from 0 to 100, or null; nothing else. */
+function metricOverridesBody(body: Record<string, unknown>): MetricOverrides {
+  const unknown = Object.keys(body).filter((k) => !(METRIC_FIELDS as readonly string[]).includes(k));
+  if (unknown.length > 0) throw unprocessable(unknown[0]!, `unknown field ${unknown[0]}; the fields are ${METRIC_FIELDS.join(', ')}`);
+  const change: MetricOverrides = {};
+  for (const field of METRIC_FIELDS) {
+    const value = body[field];
+    if (value === undefined) continue;
+    if (value !== null && (typeof value !== 'number' || !Number.isFinite(value) || value < 0 || value > 100)) {
+      throw unprocessable(field, `${field} must be a number from 0 to 100, or null to return to the simulation`);
+    }
+    change[field] = value;
+  }
+  return change;
 }
 
 export function serverRoutes(ctx: RouteContext): Router {
@@ -103,7 +122,20 @@ export function serverRoutes(ctx: RouteContext): Router {
     const row = existing(pathId(req));
     const now = ctx.now();
     const running = serverBody(row, now).status === 'running';
-    return { status: 200, body: simulatedMetrics(row.id, row.created_at_ms, running, now) };
+    return { status: 200, body: withHeldFigures(simulatedMetrics(row.id, row.created_at_ms, running, now), store.metricOverrides.get(row.id)) };
+  }));
+
+  router.put('/v1/servers/:id/metrics', route((req) => {
+    const id = pathId(req);
+    const change = metricOverridesBody(jsonBody(req));
+    const held = store.transaction(() => {
+      existing(id);
+      return store.metricOverrides.apply(id, change);
+    });
+    const row = existing(id);
+    const now = ctx.now();
+    const running = serverBody(row, now).status === 'running';
+    return { status: 200, body: withHeldFigures(simulatedMetrics(row.id, row.created_at_ms, running, now), held) };
   }));
 
   router.delete('/v1/servers/:id', route((req) => {

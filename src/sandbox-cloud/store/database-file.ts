@@ -9,6 +9,7 @@ import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { SCHEMA_V1 } from './schema-v1.js';
 import { migrateToV2 } from './schema-v2.js';
+import { migrateToV3 } from './schema-v3.js';
 
 export const DATABASE_FILE_NAME = 'sandbox-cloud.db';
 
@@ -16,6 +17,7 @@ export const DATABASE_FILE_NAME = 'sandbox-cloud.db';
 const STEPS: ReadonlyArray<(db: Database.Database) => void> = [
   (db) => db.exec(SCHEMA_V1),
   migrateToV2,
+  migrateToV3,
 ];
 
 export const SCHEMA_VERSION = STEPS.length;

@@ -1,6 +1,7 @@
 /**
  * @module The sandbox cloud's state: one SQLite file holding its servers, what they host, the
- * backups and restores of its databases, and the log lines of its apps.
+ * backups and restores of its databases, and the log lines of its apps, and the
+ * metric figures a test holds for a server.
  */
 import type Database from 'better-sqlite3';
 import { AppLogsTable } from './app-logs-table.js';
@@ -9,6 +10,7 @@ import { BackupsTable } from './backups-table.js';
 import { DatabaseActivities } from './database-activity.js';
 import { openSandboxDatabase } from './database-file.js';
 import { DatabasesTable } from './databases-table.js';
+import { MetricOverridesTable } from './metric-overrides-table.js';
 import { RestoresTable } from './restores-table.js';
 import { ServersTable } from './servers-table.js';
 
@@ -20,6 +22,7 @@ export class SandboxStore {
   readonly activities: DatabaseActivities;
   readonly apps: AppsTable;
   readonly appLogs: AppLogsTable;
+  readonly metricOverrides: MetricOverridesTable;
   private readonly db: Database.Database;
 
   constructor(dataDir: string) {
@@ -31,6 +34,7 @@ export class SandboxStore {
     this.activities = new DatabaseActivities(this.db);
     this.apps = new AppsTable(this.db);
     this.appLogs = new AppLogsTable(this.db);
+    this.metricOverrides = new MetricOverridesTable(this.db);
   }
 
   /** Runs `work` in one write transaction. */

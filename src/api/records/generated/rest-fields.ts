@@ -285,5 +285,37 @@ export const REST_FIELDS: Readonly<Record<Kind, readonly RestField[]>> = {
       "component": "AppState",
       "whenAbsent": "running"
     }
+  ],
+  "AlertRule": [
+    {
+      "rest": "metric",
+      "spec": "metric",
+      "create": true,
+      "update": "set",
+      "component": "AlertRuleMetric"
+    },
+    {
+      "rest": "threshold",
+      "spec": "threshold",
+      "create": true,
+      "update": "set",
+      "component": "AlertRuleThreshold"
+    },
+    {
+      "rest": "for_seconds",
+      "spec": "forSeconds",
+      "create": true,
+      "update": "set",
+      "component": "AlertRuleForSeconds",
+      "whenAbsent": 60
+    },
+    {
+      "rest": "channels",
+      "spec": "channels",
+      "create": true,
+      "update": "set",
+      "component": "AlertRuleChannels",
+      "whenAbsent": []
+    }
   ]
 };
