@@ -18,7 +18,11 @@ export type SecretPurpose =
   /** A key pair cairn generated for an SSHKey (JSON, see src/ssh-keys/sealed-pairs.ts); name = the SSHKey's uid. */
   | 'ssh-key-pair'
   /** cairn's own SSH key pair of a tenant (JSON, see src/ssh-keys/runtime-key.ts); name = `current` or `previous`. */
-  | 'ssh-runtime-key';
+  | 'ssh-runtime-key'
+  /** What a migration read from its platform (JSON: config var values, database URLs); name = the migration's id. */
+  | 'migration-values'
+  /** An App's sealed environment (JSON object of strings), merged under spec.env; name = `<migration id>/<app name>`, named by the App's `cairn.dev/sealed-env` annotation. */
+  | 'app-env';
 
 export interface SecretStore {
   /** Encrypts and stores `value`, replacing any earlier value under the same identity. */

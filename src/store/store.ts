@@ -24,6 +24,7 @@ import { Leases } from './lease.js';
 import { ManifestCache } from './manifest-cache.js';
 import { rotateMasterKey, type MasterKeyRotation, type RotationOptions } from './master-key-rotation.js';
 import { PendingOperations } from './operations.js';
+import { PlatformMigrations } from './platform-migrations.js';
 import { ResourceHistory } from './resource-history.js';
 import { Resources } from './resources.js';
 import { EncryptedSecrets } from './secrets.js';
@@ -78,6 +79,8 @@ export class Store {
   readonly identities: Identities;
   /** Each tenant's Stripe customer and subscription, and the webhook events already applied. */
   readonly billing: BillingAccounts;
+  /** Moves from hosting platforms (Heroku, Railway) and their steps. */
+  readonly platformMigrations: PlatformMigrations;
   /**
    * Groups the reconcile loop's writes into one commit every few milliseconds; what must be
    * durable before cairn acts on it waits for `commits.committed()` (see commit-group.ts).
@@ -113,6 +116,7 @@ export class Store {
     this.sshHostKeys = new SshHostKeys(db);
     this.identities = new Identities(db);
     this.billing = new BillingAccounts(db);
+    this.platformMigrations = new PlatformMigrations(db);
     // Billing on: every write that adds a Server, Database or App is checked against the
     // tenant's plan, whichever process opened the store (serve, cairn apply, a sync).
     if (billingEnabled(env)) {
