@@ -8,6 +8,9 @@ import { stringify } from 'yaml';
 import type { AnyManifest } from '../model/resource.js';
 import { validateManifest } from '../model/schema-validator.js';
 import type { PlatformAnalysis, PlatformApp, PlatformDatabase } from './platform.js';
+import { SEALED_ENV_ANNOTATION } from './sealed-env.js';
+
+export { SEALED_ENV_ANNOTATION };
 
 /** What stands for the Server when the caller named none (a valid name, so the manifests validate). */
 export const PLACEHOLDER_SERVER = 'your-server';
@@ -33,9 +36,6 @@ export interface MigrationManifests {
   readonly yaml: string;
   readonly warnings: string[];
 }
-
-/** The annotation that names an App's sealed environment. */
-export const SEALED_ENV_ANNOTATION = 'cairn.dev/sealed-env';
 
 /** Thrown when what the analysis says cannot make a valid manifest (a bad name from the platform). */
 export class MigrationManifestError extends Error {
