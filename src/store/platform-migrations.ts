@@ -43,6 +43,8 @@ export interface PlatformMigration {
   status: MigrationStatus;
   steps: MigrationStep[];
   resources: MigrationResource[];
+  /** What the platform said of the subject when the migration was asked for (names, never values; JSON). */
+  analysis: Record<string, unknown>;
   /** The manifests it applies (YAML, multi-document). */
   manifests: string;
   url: string | null;
@@ -52,12 +54,12 @@ export interface PlatformMigration {
   updatedAt: string;
 }
 
-export type NewPlatformMigration = Pick<PlatformMigration, 'tenant' | 'platform' | 'subject' | 'subjectName' | 'serverId' | 'serverName' | 'manifests' | 'createdBy'> & {
+export type NewPlatformMigration = Pick<PlatformMigration, 'tenant' | 'platform' | 'subject' | 'subjectName' | 'serverId' | 'serverName' | 'analysis' | 'manifests' | 'createdBy'> & {
   stepNames: readonly string[];
 };
 
 /** What a runner changes of a migration. */
-export type MigrationProgress = Partial<Pick<PlatformMigration, 'status' | 'steps' | 'resources' | 'url' | 'error'>>;
+export type MigrationProgress = Partial<Pick<PlatformMigration, 'status' | 'steps' | 'resources' | 'manifests' | 'url' | 'error'>>;
 
 interface Row {
   seq: number;
@@ -71,6 +73,7 @@ interface Row {
   status: MigrationStatus;
   steps: string;
   resources: string;
+  analysis: string;
   manifests: string;
   url: string | null;
   error: string | null;
@@ -91,6 +94,7 @@ function toRecord(row: Row): PlatformMigration {
     status: row.status,
     steps: JSON.parse(row.steps) as MigrationStep[],
     resources: JSON.parse(row.resources) as MigrationResource[],
+    analysis: JSON.parse(row.analysis) as Record<string, unknown>,
     manifests: row.manifests,
     url: row.url,
     error: row.error,
@@ -114,10 +118,10 @@ export class PlatformMigrations {
     const steps: MigrationStep[] = input.stepNames.map((name) => ({ name, status: 'pending', detail: null, startedAt: null, finishedAt: null, error: null }));
     this.sql
       .get(
-        `INSERT INTO platform_migrations (id, tenant, platform, subject, subject_name, server_id, server_name, status, steps, manifests, created_by, created_at, updated_at)
-         VALUES (?, ?, ?, ?, ?, ?, ?, 'pending', ?, ?, ?, ?, ?)`,
+        `INSERT INTO platform_migrations (id, tenant, platform, subject, subject_name, server_id, server_name, status, steps, analysis, manifests, created_by, created_at, updated_at)
+         VALUES (?, ?, ?, ?, ?, ?, ?, 'pending', ?, ?, ?, ?, ?, ?)`,
       )
-      .run(id, input.tenant, input.platform, input.subject, input.subjectName, input.serverId, input.serverName, JSON.stringify(steps), input.manifests, input.createdBy, now, now);
+      .run(id, input.tenant, input.platform, input.subject, input.subjectName, input.serverId, input.serverName, JSON.stringify(steps), JSON.stringify(input.analysis), input.manifests, input.createdBy, now, now);
     return this.require(input.tenant, id);
   }
 
@@ -155,8 +159,8 @@ export class PlatformMigrations {
         const current = this.require(tenant, id);
         const next = { ...current, ...change };
         this.sql
-          .get(`UPDATE platform_migrations SET status = ?, steps = ?, resources = ?, url = ?, error = ?, updated_at = ? WHERE id = ? AND tenant = ?`)
-          .run(next.status, JSON.stringify(next.steps), JSON.stringify(next.resources), next.url, next.error, nowIso(), id, tenant);
+          .get(`UPDATE platform_migrations SET status = ?, steps = ?, resources = ?, manifests = ?, url = ?, error = ?, updated_at = ? WHERE id = ? AND tenant = ?`)
+          .run(next.status, JSON.stringify(next.steps), JSON.stringify(next.resources), next.manifests, next.url, next.error, nowIso(), id, tenant);
         return this.require(tenant, id);
       })
       .immediate();

@@ -1,7 +1,7 @@
 /**
  * @module Migration 14: moves from hosting platforms (Heroku, Railway) onto a cairn server. One
  * row per migration and tenant: what it moves (platform, subject), where to (server), its status,
- * its steps with their outcomes (JSON), the resources it made, the manifests it applies and the
+ * its steps with their outcomes (JSON), the platform's analysis (names, never values), the resources it made, the manifests it applies and the
  * resulting URL. Never the platform's API key; the config var values it reads are sealed in
  * `secrets` (purpose `migration-values`), never here.
  */
@@ -18,6 +18,7 @@ export const PLATFORM_MIGRATIONS_MIGRATION = `
     status TEXT NOT NULL,
     steps TEXT NOT NULL,
     resources TEXT NOT NULL DEFAULT '[]',
+    analysis TEXT NOT NULL,
     manifests TEXT NOT NULL,
     url TEXT,
     error TEXT,
