@@ -156,6 +156,9 @@ export function registerServeCommand(program: Command): void {
         controller.start();
         reconciling = true;
         sources.start();
+        // Migrations interrupted by a stop or a crash continue where they were (without an API key).
+        const resumed = app.migrations.runner.resumeUnfinished();
+        if (resumed > 0) console.log(`resuming ${resumed} unfinished migration${resumed === 1 ? '' : 's'}`);
         if (!watching) {
           watching = true;
           for (const w of watches) {
@@ -202,6 +205,7 @@ export function registerServeCommand(program: Command): void {
         void Promise.all(watches.map((w) => w.stop()))
           .then(() => sources.stop())
           .then(() => (kubernetes ? kubernetes.stop() : undefined))
+          .then(() => app.migrations.runner.stop())
           .then(() => controller.stop())
           .then(
             () =>
