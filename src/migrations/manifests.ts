@@ -28,6 +28,8 @@ export interface ManifestOptions {
   readonly sourcePaths?: Readonly<Record<string, string>>;
   /** The `cairn.dev/sealed-env` annotation value each App gets (the migration's id), when its env is sealed. */
   readonly sealedEnv?: string;
+  /** The engine version a database gets when the platform does not say (what the target server runs). */
+  readonly defaultVersions?: Partial<Record<PlatformDatabase['type'], string>>;
 }
 
 export interface MigrationManifests {
@@ -42,12 +44,12 @@ export class MigrationManifestError extends Error {
   override readonly name = 'MigrationManifestError';
 }
 
-function databaseManifest(db: PlatformDatabase, server: string): AnyManifest {
+function databaseManifest(db: PlatformDatabase, server: string, defaults: ManifestOptions['defaultVersions'] = {}): AnyManifest {
   return {
     apiVersion: 'cairn.dev/v1',
     kind: 'Database',
     metadata: { name: db.name },
-    spec: { server, type: db.type, version: db.version ?? DEFAULT_VERSIONS[db.type] },
+    spec: { server, type: db.type, version: db.version ?? defaults[db.type] ?? DEFAULT_VERSIONS[db.type] },
   };
 }
 
@@ -82,7 +84,7 @@ export function manifestsFromAnalysis(analysis: PlatformAnalysis, options: Manif
   const server = options.server ?? PLACEHOLDER_SERVER;
   if (options.server === undefined) warnings.push(`no server was named: the manifests say spec.server: ${PLACEHOLDER_SERVER}; replace it with your Server's name`);
   const manifests = [
-    ...analysis.databases.map((db) => databaseManifest(db, server)),
+    ...analysis.databases.map((db) => databaseManifest(db, server, options.defaultVersions)),
     ...analysis.apps.map((app) => appManifest(app, server, options, warnings)),
   ];
   for (const manifest of manifests) {

@@ -185,6 +185,16 @@ function copyData(env: MigrationEnvironment): MigrationStepRun {
   };
 }
 
+/** The versions the migration's Databases were given, so the manifests recorded again say the same. */
+function defaultVersionsOf(manifests: string): Record<string, string> {
+  const versions: Record<string, string> = {};
+  for (const doc of manifests.split(/^---$/m)) {
+    const m = parse(doc) as { kind?: string; spec?: { type?: string; version?: string } } | null;
+    if (m?.kind === 'Database' && m.spec?.type !== undefined && m.spec.version !== undefined) versions[m.spec.type] ??= m.spec.version;
+  }
+  return versions;
+}
+
 function createApps(env: MigrationEnvironment): MigrationStepRun {
   return async (ctx) => {
     const { migration } = ctx;
@@ -194,7 +204,9 @@ function createApps(env: MigrationEnvironment): MigrationStepRun {
     const urlVariables = new Set(analysis.databases.map((d) => d.urlVariable));
     const sourcePaths: Record<string, string> = {};
     for (const app of analysis.apps) {
-      const vars = Object.fromEntries(Object.entries(values.configVars[app.name] ?? {}).filter(([name]) => !urlVariables.has(name) && name !== 'PORT'));
+      // The vars the analysis said move; database URLs come from cairn's own databases, PORT from the runtime.
+      const moving = new Set(app.configVarNames);
+      const vars = Object.fromEntries(Object.entries(values.configVars[app.name] ?? {}).filter(([name]) => moving.has(name) && !urlVariables.has(name) && name !== 'PORT'));
       sealEnv(env.store.secrets, migration.tenant, migration.id, app.name, vars);
       if (app.source?.kind === 'tarball') {
         ctx.progress(`downloading the source of ${app.origin}`);
@@ -206,7 +218,7 @@ function createApps(env: MigrationEnvironment): MigrationStepRun {
         await rm(file, { force: true });
       }
     }
-    const { manifests, yaml } = manifestsFromAnalysis(analysis, { server: migration.serverName, sourcePaths, sealedEnv: migration.id });
+    const { manifests, yaml } = manifestsFromAnalysis(analysis, { server: migration.serverName, sourcePaths, sealedEnv: migration.id, defaultVersions: defaultVersionsOf(migration.manifests) });
     const apps = manifests.filter((m) => m.kind === 'App');
     env.store.platformMigrations.update(migration.tenant, migration.id, { manifests: yaml });
     const made = applyOwned(env, migration, apps);

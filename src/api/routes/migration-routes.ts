@@ -21,6 +21,8 @@ import type { ApiDeps } from '../deps.js';
 import { listBody, pageRequest, queryText } from '../pagination.js';
 import { analysisRecord, listingRecord, migrationRecord } from '../records/migration-record.js';
 import { validateBody } from '../request-validation.js';
+import { postgresInstallations } from '../../drivers/local/postgres-installations.js';
+import { LOCAL_VENDOR } from '../../security/host-access.js';
 import { decodeCursor, toPage, type Page, type PageRequest } from '../../store/paging.js';
 import { pathId } from '../respond.js';
 
@@ -54,9 +56,21 @@ function serverOf(deps: ApiDeps, tenant: string, serverId: string): { id: string
   return { id: server.uid, name: server.name };
 }
 
-function manifestsOrProblem(analysis: PlatformAnalysis, server?: string): ReturnType<typeof manifestsFromAnalysis> {
+/**
+ * The engine versions a platform database gets when the platform does not say: on a server of the
+ * local vendor, the newest PostgreSQL installed on this host (the only ones it can run).
+ */
+function defaultVersionsOn(deps: ApiDeps, tenant: string, serverId: string | undefined): Partial<Record<'postgresql' | 'mongodb', string>> {
+  const server = serverId === undefined ? undefined : deps.store.resources.get(serverId);
+  if (!server || server.kind !== 'Server') return {};
+  const provider = deps.store.resources.find(tenant, { kind: 'Provider', namespace: server.namespace, name: server.spec.provider });
+  const newest = provider?.spec.vendor === LOCAL_VENDOR ? postgresInstallations()[0]?.major : undefined;
+  return newest === undefined ? {} : { postgresql: newest };
+}
+
+function manifestsOrProblem(analysis: PlatformAnalysis, server?: { name: string; defaultVersions: Partial<Record<'postgresql' | 'mongodb', string>> }): ReturnType<typeof manifestsFromAnalysis> {
   try {
-    return manifestsFromAnalysis(analysis, server === undefined ? {} : { server });
+    return manifestsFromAnalysis(analysis, server === undefined ? {} : { server: server.name, defaultVersions: server.defaultVersions });
   } catch (error) {
     if (error instanceof MigrationManifestError) throw new ProviderError(`what the platform says of ${analysis.subject.name} cannot become cairn manifests: ${error.message}`);
     throw error;
@@ -81,7 +95,7 @@ export function migrationRoutes(deps: ApiDeps, service: MigrationService): Route
   async function startMigration(principal: Principal, platform: MigrationPlatform, apiKey: string, subject: string, serverId: string): Promise<Record<string, unknown>> {
     const server = serverOf(deps, principal.tenant, serverId);
     const analysis = await platform.analyze(apiKey, subject);
-    const { yaml } = manifestsOrProblem(analysis, server.name);
+    const { yaml } = manifestsOrProblem(analysis, { name: server.name, defaultVersions: defaultVersionsOn(deps, principal.tenant, server.id) });
     refuseTakenNames(deps, principal.tenant, analysis);
     const migration = store.platformMigrations.create({
       tenant: principal.tenant,
@@ -127,7 +141,7 @@ export function migrationRoutes(deps: ApiDeps, service: MigrationService): Route
     const body = validateBody<{ api_key: string; app_name: string; server_id?: string }>('post', '/migrations/platform-b/analyze', req.body);
     const server = body.server_id === undefined ? undefined : serverOf(deps, principal.tenant, body.server_id);
     const analysis = await service.platforms.heroku.analyze(body.api_key, body.app_name);
-    const { yaml, warnings } = manifestsOrProblem(analysis, server?.name);
+    const { yaml, warnings } = manifestsOrProblem(analysis, server && { name: server.name, defaultVersions: defaultVersionsOn(deps, principal.tenant, server.id) });
     res.json(analysisRecord(analysis, yaml, warnings));
   });
 
