@@ -7,7 +7,7 @@
  * `local` Server, and the migrated rows are read through the new App's URL. The platform's app is
  * only read, and the API key appears nowhere in cairn's output.
  */
-/* eslint-disable @typescript-eslint/no-explicit-any -- answers are JSON checked by assertions and by the OpenAPI document, not by types */
+/* eslint-disable @typescript-eslint/no-explicit-any, @typescript-eslint/no-unsafe-call, @typescript-eslint/no-unsafe-return -- answers are JSON checked by assertions and by the OpenAPI document, not by types */
 import * as fs from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
