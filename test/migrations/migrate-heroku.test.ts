@@ -19,7 +19,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { postgresInstallations } from '../../src/drivers/local/postgres-installations.js';
 import { startHerokuDouble, type HerokuDouble } from '../doubles/heroku/heroku-double.js';
 import { startApiServer, type ApiServer } from '../support/api-server.js';
-import { REPO_ROOT } from '../support/cairn-process.js';
+import { REPO_ROOT, runCairn } from '../support/cairn-process.js';
 import { stopLocalClusters } from '../support/local-clusters.js';
 
 const KEY = 'HRKU-e2e-migration-key-5f0c1a';
@@ -195,6 +195,24 @@ describe('moving a Heroku app onto a local server', () => {
     const listed = await call('GET', '/api/v1/migrations');
     expect(listed.body.items.map((m: any) => m.id)).toEqual([migrationId]);
     expect(JSON.stringify(listed.body)).not.toContain('hello from heroku');
+  });
+
+  it('shows the same through the CLI, the key taken from HEROKU_API_KEY or stdin, never a flag', async () => {
+    const remote = ['--server', api.base, '--token', token];
+    const listed = await runCairn(['migrate', 'heroku', 'list', ...remote, '-o', 'json'], { env: { HEROKU_API_KEY: KEY } });
+    expect(listed.code, listed.stderr).toBe(0);
+    expect(JSON.parse(listed.stdout).items.map((i: any) => i.name)).toEqual(['shop']);
+    const fromStdin = await runCairn(['migrate', 'heroku', 'list', ...remote], { env: { HEROKU_API_KEY: '' }, input: `${KEY}\n` });
+    expect(fromStdin.code, fromStdin.stderr).toBe(0);
+    expect(fromStdin.stdout).toContain('shop');
+    const status = await runCairn(['migrate', 'heroku', 'status', migrationId, ...remote]);
+    expect(status.code, status.stderr).toBe(0);
+    expect(status.stdout).toContain(`migration ${migrationId}: heroku shop succeeded`);
+    expect(status.stdout).toMatch(/copy_data\s+succeeded: .*3 rows copied/);
+    const wrong = await runCairn(['migrate', 'heroku', 'list', ...remote], { env: { HEROKU_API_KEY: 'not-the-key' } });
+    expect(wrong.code).toBe(1);
+    expect(wrong.stderr).toContain('cairn answered 422');
+    expect(wrong.stderr).not.toContain('not-the-key');
   });
 
   it('refuses to migrate again onto names that now exist, recording nothing', async () => {
