@@ -222,3 +222,36 @@ describe('moving a Heroku app onto a local server', () => {
     expect((await call('GET', '/api/v1/migrations')).body.items).toHaveLength(1);
   });
 });
+
+describe('a migration interrupted by a restart of cairn serve', () => {
+  it('continues after the restart without the key, and does not read the platform again', async () => {
+    const source = heroku.apps.get('shop')!;
+    heroku.addApp({
+      name: 'depot',
+      formation: [{ type: 'web', command: 'node server.js' }],
+      configVars: { ...source.configVars, GREETING: 'hello from the depot' },
+      addons: [{ name: 'postgresql-depot-777', service: 'heroku-postgresql', plan: 'heroku-postgresql:essential-0', configVars: ['DATABASE_URL'] }],
+      builds: [{ status: 'succeeded', sourceUrl: `http://127.0.0.1:${(tarballs.address() as AddressInfo).port}/sources/shop.tgz?signature=abc` }],
+    });
+    const started = await call('POST', '/api/v1/migrations/platform-b/migrate', { api_key: KEY, app_name: 'depot', server_id: serverId });
+    expect(started.status, started.text).toBe(202);
+    const id = started.body.id as string;
+    // Stopped once the config vars are read and sealed, while the database is being made.
+    const midway = await api.until<any>(`/api/v1/migrations/${id}`, token, (m) => m.steps[0].status === 'succeeded' || m.status !== 'running', 60_000);
+    expect(midway.status).toBe('running');
+    const readAt = midway.steps[0].finished_at as string;
+    const configReads = heroku.calls.filter((c) => c === 'GET /apps/depot/config-vars').length;
+    await api.stop();
+
+    api = await startApiServer({ CAIRN_HEROKU_API_URL: heroku.url, CAIRN_ALLOW_PRIVATE_ENDPOINTS: 'true', CAIRN_LOCAL_SOURCE_DIRS: root, CAIRN_LOCAL_HEALTH_TIMEOUT_MS: '5000', CAIRN_POLL_MS: '100' }, { dataDir });
+    ({ access_token: token } = await api.login('owner@example.com', PASSWORD));
+    expect(api.output()).toContain('resuming 1 unfinished migration');
+    const done = await api.until<any>(`/api/v1/migrations/${id}`, token, (m) => m.status === 'succeeded' || m.status === 'failed', 240_000);
+    expect(done.status, JSON.stringify(done.steps, null, 2)).toBe('succeeded');
+    expect(done.steps[0].finished_at).toBe(readAt);
+    expect(heroku.calls.filter((c) => c === 'GET /apps/depot/config-vars').length).toBe(configReads);
+    const served = (await (await fetch(done.url)).json()) as { greeting: string; rows: unknown[] };
+    expect(served.greeting).toBe('hello from the depot');
+    expect(served.rows).toHaveLength(3);
+  }, 400_000);
+});
