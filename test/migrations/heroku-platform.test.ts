@@ -179,6 +179,22 @@ describe('Heroku’s failures', () => {
     expect(error).toBeInstanceOf(RateLimitedError);
     expect((error as RateLimitedError).retryAfterSeconds).toBe(120);
     expect(double.rateLimit.count).toBe(0);
+    // Until the Retry-After passes, the key's next call is refused at once, without asking Heroku.
+    const before = double.calls.length;
+    const again = await heroku.list('HRKU-key-for-long-limits').catch((e: unknown) => e);
+    expect(again).toBeInstanceOf(RateLimitedError);
+    expect((again as RateLimitedError).retryAfterSeconds).toBeGreaterThan(100);
+    expect(double.calls.length).toBe(before);
+  });
+
+  it('refuses a subject that is neither an app name nor an id on app_name, before calling Heroku', async () => {
+    const before = double.calls.length;
+    for (const subject of ['../account', 'Shop', 'a', 'shop/formation']) {
+      const error = await heroku.analyze(KEY, subject).catch((e: unknown) => e);
+      expect(error).toBeInstanceOf(ValidationError);
+      expect((error as ValidationError).issues.map((i) => i.pointer)).toEqual(['/app_name']);
+    }
+    expect(double.calls.length).toBe(before);
   });
 });
 

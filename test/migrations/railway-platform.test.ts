@@ -162,6 +162,18 @@ describe('Railway’s failures', () => {
     const error = await railway.analyze('railway-token-long-limit', shopId).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(RateLimitedError);
     expect((error as RateLimitedError).retryAfterSeconds).toBe(90);
+    // Until the Retry-After passes, the token's next call is refused at once, without asking Railway.
+    const before = double.calls.length;
+    await expect(railway.list('railway-token-long-limit')).rejects.toBeInstanceOf(RateLimitedError);
+    expect(double.calls.length).toBe(before);
+  });
+
+  it('refuses a subject that is not a project id on project_id, before calling Railway', async () => {
+    const before = double.calls.length;
+    const error = await railway.analyze(KEY, '../../me').catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(ValidationError);
+    expect((error as ValidationError).issues.map((i) => i.pointer)).toEqual(['/project_id']);
+    expect(double.calls.length).toBe(before);
   });
 });
 
