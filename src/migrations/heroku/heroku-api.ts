@@ -9,10 +9,9 @@
  * rate-limit-memory.ts), else ProviderError. The key is only ever in the
  * Authorization header; the budget is keyed by a fingerprint of it.
  */
-import { createHash } from 'node:crypto';
-import { sharedBudget } from '../../drivers/kit/rate-budget.js';
 import { VendorHttpClient, type VendorAnswer } from '../../drivers/kit/vendor-http.js';
 import { platformFailure, refusedApiKey, unknownSubject } from '../shared/platform-errors.js';
+import { platformBudget } from '../shared/platform-budgets.js';
 import { rateLimitKey, refuseWhileLimited, remember } from '../shared/rate-limit-memory.js';
 
 export const HEROKU_ACCEPT = 'application/vnd.heroku+json; version=3';
@@ -49,7 +48,6 @@ export class HerokuApi {
 
   constructor(apiKey: string, options: HerokuApiOptions) {
     this.limitKey = rateLimitKey('Heroku', options.baseUrl, apiKey);
-    const fingerprint = createHash('sha256').update(apiKey).digest('hex').slice(0, 16);
     this.client = new VendorHttpClient({
       label: 'heroku',
       baseUrl: options.baseUrl,
@@ -59,7 +57,7 @@ export class HerokuApi {
         return message === undefined ? undefined : { message };
       },
       requestTimeoutMs: options.requestTimeoutMs ?? 30_000,
-      budget: sharedBudget(`heroku-migrations ${options.baseUrl} ${fingerprint}`, HEROKU_BUDGET),
+      budget: platformBudget(this.limitKey, HEROKU_BUDGET),
       retries: 2,
       maxRetryAfterMs: options.maxRetryAfterMs ?? 5_000,
     });

@@ -9,12 +9,11 @@
  * anything else → ProviderError with Railway's message. Connections
  * (`edges { node }`, `pageInfo { hasNextPage endCursor }`) are read page after page.
  */
-import { createHash } from 'node:crypto';
-import { sharedBudget } from '../../drivers/kit/rate-budget.js';
 import { VendorHttpClient, type VendorAnswer } from '../../drivers/kit/vendor-http.js';
 import { summarise } from '../../drivers/kit/vendor-text.js';
 import { ProviderError } from '../../model/errors.js';
 import { platformFailure, refusedApiKey, unknownSubject } from '../shared/platform-errors.js';
+import { platformBudget } from '../shared/platform-budgets.js';
 import { rateLimitKey, refuseWhileLimited, remember } from '../shared/rate-limit-memory.js';
 
 /** The path of Railway's public API below its base URL. */
@@ -50,7 +49,6 @@ export class RailwayApi {
 
   constructor(apiKey: string, options: RailwayApiOptions) {
     this.limitKey = rateLimitKey('Railway', options.baseUrl, apiKey);
-    const fingerprint = createHash('sha256').update(apiKey).digest('hex').slice(0, 16);
     this.client = new VendorHttpClient({
       label: 'railway',
       baseUrl: options.baseUrl,
@@ -60,7 +58,7 @@ export class RailwayApi {
         return messages.length === 0 ? undefined : { message: messages.join('; ') };
       },
       requestTimeoutMs: options.requestTimeoutMs ?? 30_000,
-      budget: sharedBudget(`railway-migrations ${options.baseUrl} ${fingerprint}`, RAILWAY_BUDGET),
+      budget: platformBudget(this.limitKey, RAILWAY_BUDGET),
       retries: 2,
       maxRetryAfterMs: options.maxRetryAfterMs ?? 5_000,
     });

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { NotFoundError, RateLimitedError } from '../../model/errors.js';
-import { rateLimitKey, refuseWhileLimited, remember } from './rate-limit-memory.js';
+import { MAX_REMEMBERED, rateLimitKey, rememberedKeys, refuseWhileLimited, remember } from './rate-limit-memory.js';
 
 describe('rate limit memory', () => {
   it('refuses calls with a limited key until the Retry-After passes, saying how long is left', () => {
@@ -27,5 +27,17 @@ describe('rate limit memory', () => {
     const error = new NotFoundError('gone');
     expect(remember(key, error, 0)).toBe(error);
     expect(() => refuseWhileLimited('Heroku', key, 1)).not.toThrow();
+  });
+});
+
+describe('rate limit memory bounds', () => {
+  it('holds at most MAX_REMEMBERED keys: the passed ones go first, then the soonest to pass', () => {
+    for (let i = 0; i < MAX_REMEMBERED; i++) remember(`k-${i}`, new RateLimitedError('x', i === 5 ? 1 : 600), 10_000);
+    remember('latest', new RateLimitedError('x', 600), 10_500);
+    expect(rememberedKeys()).toBeLessThanOrEqual(MAX_REMEMBERED);
+    // k-5 was the soonest to pass, so it was forgotten; the others still hold.
+    expect(() => refuseWhileLimited('Heroku', 'k-5', 10_600)).not.toThrow();
+    expect(() => refuseWhileLimited('Heroku', 'k-6', 10_600)).toThrow(RateLimitedError);
+    expect(() => refuseWhileLimited('Heroku', 'latest', 10_600)).toThrow(RateLimitedError);
   });
 });

@@ -11,6 +11,9 @@ import type { PlatformName } from './platform-errors.js';
 
 const until = new Map<string, number>();
 
+/** How many limited keys are remembered at once (the soonest to pass is forgotten first past it). */
+export const MAX_REMEMBERED = 10_000;
+
 /** The memory's key of one API key at one API: platform, base URL and a fingerprint of the key. */
 export function rateLimitKey(platform: PlatformName, baseUrl: string, apiKey: string): string {
   return `${platform} ${baseUrl} ${createHash('sha256').update(apiKey).digest('hex').slice(0, 16)}`;
@@ -30,6 +33,16 @@ export function refuseWhileLimited(platform: PlatformName, key: string, now = Da
 
 /** Remembers `error` when it is a rate limit, and returns it. */
 export function remember<T>(key: string, error: T, now = Date.now()): T {
-  if (error instanceof RateLimitedError) until.set(key, Math.max(until.get(key) ?? 0, now + error.retryAfterSeconds * 1000));
+  if (!(error instanceof RateLimitedError)) return error;
+  if (!until.has(key) && until.size >= MAX_REMEMBERED) {
+    for (const [other, at] of until) if (at <= now) until.delete(other);
+    if (until.size >= MAX_REMEMBERED) until.delete([...until].sort((a, b) => a[1] - b[1])[0]![0]);
+  }
+  until.set(key, Math.max(until.get(key) ?? 0, now + error.retryAfterSeconds * 1000));
   return error;
+}
+
+/** How many limited keys are remembered (for tests). */
+export function rememberedKeys(): number {
+  return until.size;
 }
