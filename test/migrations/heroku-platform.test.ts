@@ -44,6 +44,7 @@ beforeAll(async () => {
     buildpacks: ['https://github.com/heroku/heroku-buildpack-go'],
     addons: [{ name: 'mongo-slim-777', service: 'mongolab', plan: 'mongolab:sandbox', configVars: ['MONGODB_URI'] }],
     builds: [{ status: 'succeeded', sourceUrl: 'https://git.example.com/acme/api.git', version: '4f2a9c1' }],
+    configVars: { MONGODB_URI: 'mongodb://u:p@mongo.example.com:27017/api' },
   });
 });
 
@@ -140,6 +141,10 @@ describe('values at migrate time', () => {
     expect(await heroku.readDatabaseUrl(KEY, 'shop', 'postgresql-curly-12345')).toBe('postgres://u:p@db.example.com:5432/shop');
   });
 
+  it('reads a MongoDB add-on’s URL from the config var it sets', async () => {
+    expect(await heroku.readDatabaseUrl(KEY, 'api', 'mongo-slim-777')).toBe('mongodb://u:p@mongo.example.com:27017/api');
+  });
+
   it('refuses an origin or database the app does not have', async () => {
     await expect(heroku.readConfigVars(KEY, 'shop', 'blog')).rejects.toBeInstanceOf(NotFoundError);
     await expect(heroku.readDatabaseUrl(KEY, 'shop', 'redis-curved-12345')).rejects.toThrow(/no database add-on that becomes "redis-curved-12345"/);
@@ -171,6 +176,16 @@ describe('Heroku’s failures', () => {
     expect(Date.now() - started).toBeGreaterThanOrEqual(900);
     // The app read twice (429, then 200), then its config vars.
     expect(double.calls.slice(before)).toEqual(['GET /apps/shop', 'GET /apps/shop', `GET /apps/${shopId}/config-vars`]);
+  });
+
+  it('a passing 503 is retried; one that lasts is a ProviderError with Heroku’s message', async () => {
+    double.serverErrors = 1;
+    expect((await heroku.analyze(KEY, 'api')).subject.name).toBe('api');
+    double.serverErrors = 10;
+    const error = await heroku.analyze(KEY, 'api').catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(ProviderError);
+    expect((error as Error).message).toBe('heroku: read app "api": 503 Heroku is temporarily unavailable');
+    double.serverErrors = 0;
   });
 
   it('a long 429 is a RateLimitedError with Heroku’s Retry-After', async () => {

@@ -5,7 +5,7 @@
  * URLs, and Railway's failures as cairn's errors.
  */
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { NotFoundError, RateLimitedError, ValidationError } from '../../src/model/errors.js';
+import { NotFoundError, ProviderError, RateLimitedError, ValidationError } from '../../src/model/errors.js';
 import type { MigrationPlatform } from '../../src/migrations/platform.js';
 import { createRailwayPlatform } from '../../src/migrations/railway/railway-platform.js';
 import { startRailwayDouble, type RailwayDouble } from '../doubles/railway/railway-double.js';
@@ -155,6 +155,14 @@ describe('Railway’s failures', () => {
     expect(await railway.readDatabaseUrl('railway-token-short-limit', shopId, 'shop-postgres')).toBe(PG_URL);
     expect(double.calls[before]).toBe('CairnProject');
     expect(double.calls[before + 1]).toBe('CairnProject');
+  });
+
+  it('a 5xx is a ProviderError with Railway’s message', async () => {
+    double.serverErrors = 1;
+    const error = await railway.analyze(KEY, shopId).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(ProviderError);
+    expect((error as Error).message).toBe(`railway: read project "${shopId}": 502 Bad Gateway`);
+    expect(double.serverErrors).toBe(0);
   });
 
   it('a long 429 is a RateLimitedError with Railway’s Retry-After', async () => {
