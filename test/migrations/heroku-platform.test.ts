@@ -44,6 +44,7 @@ beforeAll(async () => {
     buildpacks: ['https://github.com/heroku/heroku-buildpack-go'],
     addons: [{ name: 'mongo-slim-777', service: 'mongolab', plan: 'mongolab:sandbox', configVars: ['MONGODB_URI'] }],
     builds: [{ status: 'succeeded', sourceUrl: 'https://git.example.com/acme/api.git', version: '4f2a9c1' }],
+    configVars: { MONGODB_URI: 'mongodb://u:p@mongo.example.com:27017/api' },
   });
 });
 
@@ -140,6 +141,10 @@ describe('values at migrate time', () => {
     expect(await heroku.readDatabaseUrl(KEY, 'shop', 'postgresql-curly-12345')).toBe('postgres://u:p@db.example.com:5432/shop');
   });
 
+  it('reads a MongoDB add-on’s URL from the config var it sets', async () => {
+    expect(await heroku.readDatabaseUrl(KEY, 'api', 'mongo-slim-777')).toBe('mongodb://u:p@mongo.example.com:27017/api');
+  });
+
   it('refuses an origin or database the app does not have', async () => {
     await expect(heroku.readConfigVars(KEY, 'shop', 'blog')).rejects.toBeInstanceOf(NotFoundError);
     await expect(heroku.readDatabaseUrl(KEY, 'shop', 'redis-curved-12345')).rejects.toThrow(/no database add-on that becomes "redis-curved-12345"/);
@@ -173,12 +178,38 @@ describe('Heroku’s failures', () => {
     expect(double.calls.slice(before)).toEqual(['GET /apps/shop', 'GET /apps/shop', `GET /apps/${shopId}/config-vars`]);
   });
 
+  it('a passing 503 is retried; one that lasts is a ProviderError with Heroku’s message', async () => {
+    double.serverErrors = 1;
+    expect((await heroku.analyze(KEY, 'api')).subject.name).toBe('api');
+    double.serverErrors = 10;
+    const error = await heroku.analyze(KEY, 'api').catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(ProviderError);
+    expect((error as Error).message).toBe('heroku: read app "api": 503 Heroku is temporarily unavailable');
+    double.serverErrors = 0;
+  });
+
   it('a long 429 is a RateLimitedError with Heroku’s Retry-After', async () => {
     double.rateLimit = { count: 1, retryAfterSeconds: 120 };
     const error = await heroku.analyze('HRKU-key-for-long-limits', 'shop').catch((e: unknown) => e);
     expect(error).toBeInstanceOf(RateLimitedError);
     expect((error as RateLimitedError).retryAfterSeconds).toBe(120);
     expect(double.rateLimit.count).toBe(0);
+    // Until the Retry-After passes, the key's next call is refused at once, without asking Heroku.
+    const before = double.calls.length;
+    const again = await heroku.list('HRKU-key-for-long-limits').catch((e: unknown) => e);
+    expect(again).toBeInstanceOf(RateLimitedError);
+    expect((again as RateLimitedError).retryAfterSeconds).toBeGreaterThan(100);
+    expect(double.calls.length).toBe(before);
+  });
+
+  it('refuses a subject that is neither an app name nor an id on app_name, before calling Heroku', async () => {
+    const before = double.calls.length;
+    for (const subject of ['../account', 'Shop', 'a', 'shop/formation']) {
+      const error = await heroku.analyze(KEY, subject).catch((e: unknown) => e);
+      expect(error).toBeInstanceOf(ValidationError);
+      expect((error as ValidationError).issues.map((i) => i.pointer)).toEqual(['/app_name']);
+    }
+    expect(double.calls.length).toBe(before);
   });
 });
 

@@ -5,7 +5,7 @@
  * URLs, and Railway's failures as cairn's errors.
  */
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { NotFoundError, RateLimitedError, ValidationError } from '../../src/model/errors.js';
+import { NotFoundError, ProviderError, RateLimitedError, ValidationError } from '../../src/model/errors.js';
 import type { MigrationPlatform } from '../../src/migrations/platform.js';
 import { createRailwayPlatform } from '../../src/migrations/railway/railway-platform.js';
 import { startRailwayDouble, type RailwayDouble } from '../doubles/railway/railway-double.js';
@@ -157,11 +157,31 @@ describe('Railway’s failures', () => {
     expect(double.calls[before + 1]).toBe('CairnProject');
   });
 
+  it('a 5xx is a ProviderError with Railway’s message', async () => {
+    double.serverErrors = 1;
+    const error = await railway.analyze(KEY, shopId).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(ProviderError);
+    expect((error as Error).message).toBe(`railway: read project "${shopId}": 502 Bad Gateway`);
+    expect(double.serverErrors).toBe(0);
+  });
+
   it('a long 429 is a RateLimitedError with Railway’s Retry-After', async () => {
     double.rateLimit = { count: 1, retryAfterSeconds: 90 };
     const error = await railway.analyze('railway-token-long-limit', shopId).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(RateLimitedError);
     expect((error as RateLimitedError).retryAfterSeconds).toBe(90);
+    // Until the Retry-After passes, the token's next call is refused at once, without asking Railway.
+    const before = double.calls.length;
+    await expect(railway.list('railway-token-long-limit')).rejects.toBeInstanceOf(RateLimitedError);
+    expect(double.calls.length).toBe(before);
+  });
+
+  it('refuses a subject that is not a project id on project_id, before calling Railway', async () => {
+    const before = double.calls.length;
+    const error = await railway.analyze(KEY, '../../me').catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(ValidationError);
+    expect((error as ValidationError).issues.map((i) => i.pointer)).toEqual(['/project_id']);
+    expect(double.calls.length).toBe(before);
   });
 });
 

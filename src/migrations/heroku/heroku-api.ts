@@ -5,13 +5,14 @@
  * budget per key at Heroku's published 4,500 requests an hour), Heroku's paging (`Range` → 206
  * with `Next-Range`, sent back as it came), and Heroku's errors (`{id, message}`) as cairn's:
  * 401/403 → ValidationError on `api_key`, 404 → NotFoundError naming what was asked for, a 429
- * longer than a few seconds → RateLimitedError, else ProviderError. The key is only ever in the
+ * longer than a few seconds → RateLimitedError (and the key's later calls too, until it passes:
+ * rate-limit-memory.ts), else ProviderError. The key is only ever in the
  * Authorization header; the budget is keyed by a fingerprint of it.
  */
-import { createHash } from 'node:crypto';
-import { sharedBudget } from '../../drivers/kit/rate-budget.js';
 import { VendorHttpClient, type VendorAnswer } from '../../drivers/kit/vendor-http.js';
 import { platformFailure, refusedApiKey, unknownSubject } from '../shared/platform-errors.js';
+import { platformBudget } from '../shared/platform-budgets.js';
+import { rateLimitKey, refuseWhileLimited, remember } from '../shared/rate-limit-memory.js';
 
 export const HEROKU_ACCEPT = 'application/vnd.heroku+json; version=3';
 
@@ -43,9 +44,10 @@ export interface HerokuRange {
 
 export class HerokuApi {
   private readonly client: VendorHttpClient;
+  private readonly limitKey: string;
 
   constructor(apiKey: string, options: HerokuApiOptions) {
-    const fingerprint = createHash('sha256').update(apiKey).digest('hex').slice(0, 16);
+    this.limitKey = rateLimitKey('Heroku', options.baseUrl, apiKey);
     this.client = new VendorHttpClient({
       label: 'heroku',
       baseUrl: options.baseUrl,
@@ -55,7 +57,7 @@ export class HerokuApi {
         return message === undefined ? undefined : { message };
       },
       requestTimeoutMs: options.requestTimeoutMs ?? 30_000,
-      budget: sharedBudget(`heroku-migrations ${options.baseUrl} ${fingerprint}`, HEROKU_BUDGET),
+      budget: platformBudget(this.limitKey, HEROKU_BUDGET),
       retries: 2,
       maxRetryAfterMs: options.maxRetryAfterMs ?? 5_000,
     });
@@ -63,6 +65,7 @@ export class HerokuApi {
 
   /** One GET; `what` names the subject for a 404 (`app "shop"`). */
   async get(path: string, doing: string, what: string, signal?: AbortSignal, range?: string): Promise<VendorAnswer> {
+    refuseWhileLimited('Heroku', this.limitKey);
     let answer: VendorAnswer;
     try {
       answer = await this.client.call({
@@ -70,7 +73,7 @@ export class HerokuApi {
         headers: { accept: HEROKU_ACCEPT, ...(range === undefined ? {} : { range }) },
       });
     } catch (error) {
-      throw platformFailure('Heroku', error);
+      throw remember(this.limitKey, platformFailure('Heroku', error));
     }
     if (answer.status === 401 || answer.status === 403) throw refusedApiKey('Heroku', herokuMessage(answer.body) ?? `${answer.status} without a message`);
     if (answer.status === 404) throw unknownSubject('Heroku', what, herokuMessage(answer.body));

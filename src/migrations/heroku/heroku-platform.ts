@@ -6,16 +6,25 @@
  * them to heroku-analysis.ts; `readConfigVars` and `readDatabaseUrl` read the values at
  * migrate time. Reads only: the Heroku app is never changed.
  */
-import { NotFoundError, ProviderError } from '../../model/errors.js';
+import { NotFoundError, ProviderError, ValidationError } from '../../model/errors.js';
 import type { MigrationPlatform, PlatformAnalysis, PlatformCallOptions, PlatformListing } from '../platform.js';
 import { checkedApiKey } from '../shared/platform-errors.js';
 import { addonDatabase, analyzeHerokuApp, herokuListing } from './heroku-analysis.js';
 import { HerokuApi, type HerokuApiOptions } from './heroku-api.js';
 import { readAddons, readApp, readBuildpacks, readBuilds, readConfigVars, readDomains, readFormation } from './heroku-wire.js';
 
-/** `subject` as one path segment; Heroku knows apps by name or id. */
+/** Heroku's app names (its document's pattern) and ids. */
+const APP_NAME = /^[a-z][a-z0-9-]{1,28}[a-z0-9]$/;
+const APP_ID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+/** `subject` as its path below the API, refused (on `app_name`) unless it is an app name or id. */
 function appPath(subject: string): string {
-  return `/apps/${encodeURIComponent(subject.trim())}`;
+  const app = subject.trim();
+  if (!APP_NAME.test(app) && !APP_ID.test(app)) {
+    const message = `"${app.slice(0, 64)}" is neither a Heroku app name (3 to 30 lower-case letters, digits and dashes, starting with a letter) nor an app id`;
+    throw new ValidationError(`app_name: ${message}`, [{ pointer: '/app_name', message }]);
+  }
+  return `/apps/${app}`;
 }
 
 export function createHerokuPlatform(options: HerokuApiOptions): MigrationPlatform {
@@ -44,10 +53,10 @@ export function createHerokuPlatform(options: HerokuApiOptions): MigrationPlatfo
     },
 
     async analyze(apiKey: string, subject: string, callOptions: PlatformCallOptions = {}): Promise<PlatformAnalysis> {
+      const base = appPath(subject);
       const client = api(apiKey);
       const { signal } = callOptions;
       const what = `app "${subject}"`;
-      const base = appPath(subject);
       const app = readApp(await client.object(base, `read ${what}`, what, signal), `heroku: ${what}`);
       const formation = readFormation(await client.list(`${base}/formation`, `read the formation of ${what}`, what, { signal }), `heroku: ${what} formation`);
       const buildpacks = readBuildpacks(await client.list(`${base}/buildpack-installations`, `read the buildpacks of ${what}`, what, { signal }), `heroku: ${what} buildpacks`);

@@ -5,15 +5,16 @@
  * budget per token at Railway's 1,000 requests an hour), and Railway's errors as cairn's: an
  * `errors[]` saying "Not Authorized" (or a 401/403) → ValidationError on `api_key`, one saying
  * "not found" → NotFoundError naming what was asked for, a 429 longer than a few seconds →
- * RateLimitedError, anything else → ProviderError with Railway's message. Connections
+ * RateLimitedError (and the token's later calls too, until it passes: rate-limit-memory.ts),
+ * anything else → ProviderError with Railway's message. Connections
  * (`edges { node }`, `pageInfo { hasNextPage endCursor }`) are read page after page.
  */
-import { createHash } from 'node:crypto';
-import { sharedBudget } from '../../drivers/kit/rate-budget.js';
 import { VendorHttpClient, type VendorAnswer } from '../../drivers/kit/vendor-http.js';
 import { summarise } from '../../drivers/kit/vendor-text.js';
 import { ProviderError } from '../../model/errors.js';
 import { platformFailure, refusedApiKey, unknownSubject } from '../shared/platform-errors.js';
+import { platformBudget } from '../shared/platform-budgets.js';
+import { rateLimitKey, refuseWhileLimited, remember } from '../shared/rate-limit-memory.js';
 
 /** The path of Railway's public API below its base URL. */
 export const RAILWAY_GRAPHQL_PATH = '/graphql/v2';
@@ -44,9 +45,10 @@ export interface Connection {
 
 export class RailwayApi {
   private readonly client: VendorHttpClient;
+  private readonly limitKey: string;
 
   constructor(apiKey: string, options: RailwayApiOptions) {
-    const fingerprint = createHash('sha256').update(apiKey).digest('hex').slice(0, 16);
+    this.limitKey = rateLimitKey('Railway', options.baseUrl, apiKey);
     this.client = new VendorHttpClient({
       label: 'railway',
       baseUrl: options.baseUrl,
@@ -56,7 +58,7 @@ export class RailwayApi {
         return messages.length === 0 ? undefined : { message: messages.join('; ') };
       },
       requestTimeoutMs: options.requestTimeoutMs ?? 30_000,
-      budget: sharedBudget(`railway-migrations ${options.baseUrl} ${fingerprint}`, RAILWAY_BUDGET),
+      budget: platformBudget(this.limitKey, RAILWAY_BUDGET),
       retries: 2,
       maxRetryAfterMs: options.maxRetryAfterMs ?? 5_000,
     });
@@ -67,12 +69,13 @@ export class RailwayApi {
    * (`project "p-1"`).
    */
   async query(document: string, variables: Record<string, unknown>, doing: string, what: string, signal?: AbortSignal): Promise<Record<string, unknown>> {
+    refuseWhileLimited('Railway', this.limitKey);
     let answer: VendorAnswer;
     try {
       // GraphQL goes by POST, which the kit sends again only after a 429 (refused before it ran).
       answer = await this.client.call({ method: 'POST', path: RAILWAY_GRAPHQL_PATH, body: { query: document, variables }, doing, signal, accept: [400, 401, 403, 404] });
     } catch (error) {
-      throw platformFailure('Railway', error);
+      throw remember(this.limitKey, platformFailure('Railway', error));
     }
     const messages = graphqlErrors(answer.body);
     if (answer.status === 401 || answer.status === 403 || messages.some((m) => /not authori[sz]ed|unauthori[sz]ed|invalid token/i.test(m))) {

@@ -9,7 +9,7 @@
  * that refers to it (Railway's API gives plugin values only through the services using them).
  * Reads only: the Railway project is never changed.
  */
-import { NotFoundError, ProviderError } from '../../model/errors.js';
+import { NotFoundError, ProviderError, ValidationError } from '../../model/errors.js';
 import type { MigrationPlatform, PlatformAnalysis, PlatformCallOptions, PlatformListing } from '../platform.js';
 import { asCairnType, imageDatabase, railwayPluginDatabaseType } from '../shared/database-kinds.js';
 import { dnsLabel } from '../shared/dns-label.js';
@@ -28,6 +28,16 @@ export interface RailwayPlatformOptions extends RailwayApiOptions {
 function projectConnection(data: Record<string, unknown>, field: string): Connection {
   const project = data['project'] as Record<string, unknown> | undefined;
   return (project?.[field] ?? { edges: [] }) as Connection;
+}
+
+/** `subject` as a Railway project id, refused (on `project_id`) unless it looks like one. */
+function projectId(subject: string): string {
+  const id = subject.trim();
+  if (!/^[A-Za-z0-9][A-Za-z0-9_-]{0,99}$/.test(id)) {
+    const message = `"${id.slice(0, 64)}" is not a Railway project id (letters, digits, '-' and '_')`;
+    throw new ValidationError(`project_id: ${message}`, [{ pointer: '/project_id', message }]);
+  }
+  return id;
 }
 
 interface ProjectState {
@@ -104,7 +114,7 @@ export function createRailwayPlatform(options: RailwayPlatformOptions): Migratio
 
     async analyze(apiKey: string, subject: string, callOptions: PlatformCallOptions = {}): Promise<PlatformAnalysis> {
       const client = api(apiKey);
-      const state = await readProject(client, subject.trim(), callOptions.signal);
+      const state = await readProject(client, projectId(subject), callOptions.signal);
       const vars = new Map<string, Record<string, string>>();
       for (const service of state.services) {
         if (instanceIn(service, state.environment.id)) vars.set(service.id, await variables(client, state, service.id, true, callOptions.signal));
@@ -115,7 +125,7 @@ export function createRailwayPlatform(options: RailwayPlatformOptions): Migratio
 
     async readConfigVars(apiKey: string, subject: string, origin: string, callOptions: PlatformCallOptions = {}): Promise<Record<string, string>> {
       const client = api(apiKey);
-      const state = await readProject(client, subject.trim(), callOptions.signal);
+      const state = await readProject(client, projectId(subject), callOptions.signal);
       const service = state.services.find((s) => s.name === origin && instanceIn(s, state.environment.id));
       if (!service) throw new NotFoundError(`Railway project "${state.project.name}" has no service "${origin}" in ${state.environment.name}`);
       return variables(client, state, service.id, false, callOptions.signal);
@@ -124,7 +134,7 @@ export function createRailwayPlatform(options: RailwayPlatformOptions): Migratio
     async readDatabaseUrl(apiKey: string, subject: string, database: string, callOptions: PlatformCallOptions = {}): Promise<string> {
       const client = api(apiKey);
       const { signal } = callOptions;
-      const state = await readProject(client, subject.trim(), signal);
+      const state = await readProject(client, projectId(subject), signal);
       const found = projectDatabases(state.project, state.environment.id, state.services, state.plugins).databases.find((d) => d.name === database);
       if (!found) throw new NotFoundError(`Railway project "${state.project.name}" has no database that becomes "${database}"`);
       if (found.serviceId !== undefined) {

@@ -4,7 +4,7 @@
  * by the test), answering the requests cairn's Heroku client makes and `PATCH
  * /apps/{app}/config-vars`, with Heroku's error shape (`{id, message}`), its paging (`Range` →
  * 206 with `Next-Range`), `RateLimit-Remaining` on every answer and, when told, 429 with
- * `Retry-After`. Every request is first matched to a link of Heroku's own document and its path
+ * `Retry-After`, and 503 when told. Every request is first matched to a link of Heroku's own document and its path
  * parameters and body checked against it, and every answer is checked against the link's
  * `targetSchema` before it is sent (heroku-schema.ts): a request or answer that breaks the
  * document is answered 500 `{id: "schema_violation", message}` and kept in `violations`, which
@@ -56,6 +56,8 @@ export interface HerokuDouble {
   maxPageSize: number;
   /** The next `count` requests are refused with 429 and this Retry-After. */
   rateLimit: { count: number; retryAfterSeconds: number };
+  /** The next this many requests are answered 503, as Heroku does when it is unwell. */
+  serverErrors: number;
   addApp(seed: SeedApp): AppRecords;
   count(prefix: string): number;
   close(): Promise<void>;
@@ -127,6 +129,7 @@ export async function startHerokuDouble(options: { apiKeys?: string[]; maxPageSi
     violations: [],
     maxPageSize: options.maxPageSize ?? 1000,
     rateLimit: { count: 0, retryAfterSeconds: 0 },
+    serverErrors: 0,
     addApp(seed) {
       const records = appRecords(seed);
       double.apps.set(seed.name, records);
@@ -203,6 +206,10 @@ export async function startHerokuDouble(options: { apiKeys?: string[]; maxPageSi
     if (double.rateLimit.count > 0) {
       double.rateLimit.count--;
       return { ...error(429, 'rate_limit', 'Your account reached the API rate limit. Please wait a few minutes before making new requests'), headers: { 'retry-after': String(double.rateLimit.retryAfterSeconds) } };
+    }
+    if (double.serverErrors > 0) {
+      double.serverErrors--;
+      return error(503, 'unavailable', 'Heroku is temporarily unavailable');
     }
     const matched = schema.match(method, path);
     if (!matched) return violation(`${method} ${path}: no link of Heroku's document has this method and path`);

@@ -8,7 +8,7 @@
  * (and its variables are coerced as the schema says). A query or variables the schema refuses
  * is answered 500 with the reasons and kept in `violations`, which a test expects empty;
  * Railway's own failures are answered as Railway does: "Not Authorized" and "Project not
- * found" in `errors[]`, 429 with `Retry-After` when told.
+ * found" in `errors[]`, 429 with `Retry-After` and 502 when told.
  */
 import { randomUUID } from 'node:crypto';
 import { readFileSync } from 'node:fs';
@@ -67,6 +67,8 @@ export interface RailwayDouble {
   /** The most a page of a connection holds, whatever `first` asks. */
   maxPageSize: number;
   rateLimit: { count: number; retryAfterSeconds: number };
+  /** The next this many queries are answered 502, as Railway's edge does when the API is down. */
+  serverErrors: number;
   addProject(seed: SeedProject): StoredProject;
   close(): Promise<void>;
 }
@@ -88,6 +90,7 @@ export async function startRailwayDouble(options: { apiKeys?: string[]; maxPageS
     violations: [],
     maxPageSize: options.maxPageSize ?? 100,
     rateLimit: { count: 0, retryAfterSeconds: 0 },
+    serverErrors: 0,
     addProject(seed) {
       const project: StoredProject = {
         id: seed.id ?? randomUUID(),
@@ -216,6 +219,10 @@ export async function startRailwayDouble(options: { apiKeys?: string[]; maxPageS
     if (double.rateLimit.count > 0) {
       double.rateLimit.count--;
       return { status: 429, body: { errors: [{ message: 'Rate limit exceeded' }] }, headers: { 'retry-after': String(double.rateLimit.retryAfterSeconds) } };
+    }
+    if (double.serverErrors > 0) {
+      double.serverErrors--;
+      return { status: 502, body: { errors: [{ message: 'Bad Gateway' }] } };
     }
     const result = await execute({
       schema,
