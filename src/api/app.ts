@@ -30,6 +30,8 @@ import { databaseRoutes } from './routes/database-routes.js';
 import { deployRoutes } from './routes/deploy-routes.js';
 import { eventRoutes } from './routes/event-routes.js';
 import { manifestRoutes, YAML_TYPES } from './routes/manifest-routes.js';
+import { migrationRoutes } from './routes/migration-routes.js';
+import { createMigrationService } from '../migrations/migration-service.js';
 import { providerRoutes } from './routes/provider-routes.js';
 import { serverRoutes } from './routes/server-routes.js';
 import { sshKeyRoutes } from './routes/ssh-key-routes.js';
@@ -97,6 +99,7 @@ function v1Router(options: ApiAppOptions): Router {
   router.use(sourceRoutes(options));
   router.use(reconcileRoutes(options));
   router.use(billingRoutes(options));
+  router.use(migrationRoutes(options, options.migrations ?? createMigrationService(options)));
   router.use(notFoundHandler);
   return router;
 }

@@ -8,6 +8,7 @@ import type { IdentitySignIn } from '../auth/identity-providers/identity-sign-in
 import type { Billing } from '../billing/billing.js';
 import type { DriverPool } from '../reconcile/driver-pool.js';
 import type { Store } from '../store/store.js';
+import type { MigrationService } from './routes/migration-routes.js';
 import type { Terminals } from './terminal/terminal-route.js';
 
 export interface ApiDeps {
@@ -24,4 +25,6 @@ export interface ApiDeps {
   terminals?: Terminals;
   /** Billing with Stripe, opened at start; without it billing is off (the self-hosted plan). */
   billing?: Billing;
+  /** Migrations from Heroku and Railway (platforms and runner); without it the API makes its own from the environment. */
+  migrations?: MigrationService;
 }

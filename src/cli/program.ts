@@ -26,6 +26,7 @@ const COMMANDS: ReadonlyArray<readonly [name: string, load: () => Promise<Regist
   ['keys', async () => (await import('./commands/keys.js')).registerKeysCommand],
   ['ssh-keys', async () => (await import('./commands/ssh-keys.js')).registerSshKeysCommand],
   ['sources', async () => (await import('./commands/sources.js')).registerSourcesCommand],
+  ['migrate', async () => (await import('./commands/migrate.js')).registerMigrateCommand],
 ];
 
 export const COMMAND_NAMES: readonly string[] = COMMANDS.map(([name]) => name);

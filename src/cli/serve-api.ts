@@ -21,6 +21,9 @@ import type { Store } from '../store/store.js';
 import { sshShellsFor } from '../api/terminal/ssh-shells.js';
 import type { Terminals } from '../api/terminal/terminal-route.js';
 import { TerminalSessions } from '../api/terminal/terminal-sessions.js';
+import type { MigrationService } from '../api/routes/migration-routes.js';
+import { createMigrationService } from '../migrations/migration-service.js';
+import { UrlSettingError } from '../net/url-setting.js';
 
 export interface ServedApi {
   express: Express;
@@ -31,6 +34,8 @@ export interface ServedApi {
   terminals: Terminals;
   /** The Prometheus registry `GET /metrics` serves. */
   metrics: Registry;
+  /** Migrations from Heroku and Railway: resumed once this process reconciles, stopped with it. */
+  migrations: MigrationService;
 }
 
 export async function buildApi(
@@ -58,8 +63,11 @@ export async function buildApi(
   const identitySignIn = signInThroughProviders(store, auth);
   const drivers = driverPoolFor(store, dataDir, controllerOptions.requestTimeoutMs ?? 10_000, controllerOptions.deadlines ? { deadlines: controllerOptions.deadlines } : {});
   const terminals: Terminals = { shells: sshShellsFor(drivers), sessions: new TerminalSessions({ audit: store.auditLog }) };
+  const migrations = migrationService(store, drivers, () => hooks.controller().readFeed(), (id, error) => {
+    logger.error({ err: error, migration_id: id }, 'migration run failed');
+  });
   const express = createApiApp({
-    store, auth, drivers, logger, metrics, terminals, identitySignIn, billing,
+    store, auth, drivers, logger, metrics, terminals, identitySignIn, billing, migrations,
     readiness: hooks.readiness,
     afterWrite: () => hooks.controller().readFeed(),
     ...(hooks.requestSourceSync ? { requestSourceSync: hooks.requestSourceSync } : {}),
@@ -67,7 +75,17 @@ export async function buildApi(
   if (!auth.hasUsers()) {
     console.log(`no users yet: add the first one with  cairn users add --email you@example.com --role owner --data-dir ${dataDir}`);
   }
-  return { express, drivers, reconcileMetrics, auth, terminals, metrics };
+  return { express, drivers, reconcileMetrics, auth, terminals, metrics, migrations };
+}
+
+/** The migrations' platforms and runner; a platform URL setting that cannot be used stops serve, named. */
+function migrationService(store: Store, drivers: DriverPool, afterWrite: () => void, onError: (id: string, error: unknown) => void): MigrationService {
+  try {
+    return createMigrationService({ store, drivers, afterWrite }, process.env, onError);
+  } catch (error) {
+    if (error instanceof UrlSettingError) throw new CliError(error.message);
+    throw error;
+  }
 }
 
 /** Sign-in through GitHub, Google and GitLab as the environment configures it; a bad setting stops serve, named. */

@@ -5,7 +5,9 @@
  * configuration changes (spec, or an injected credential after a rotation), when a deployment
  * is requested through the API, or when the vendor's release no longer is the one cairn
  * deployed; each rollout is recorded as a deployment (see ./app-deployments.ts). Start and
- * stop actions end once the app has settled in spec.state.
+ * stop actions end once the app has settled in spec.state. An App a migration made also gets its
+ * sealed environment (src/migrations/sealed-env.ts) under spec.env, and may run from that
+ * migration's unpacked source only in its own tenant.
  */
 import type { AppDesired, AppObserved, AppRuntime } from '../drivers/contract.js';
 import { connectionString } from '../model/connection-string.js';
@@ -15,13 +17,27 @@ import type { ReconcileContext, ReconcileResult } from './context.js';
 import { findDependency, REASON_WAITING_FOR_DEPENDENCY, requireReady } from './dependencies.js';
 import { storedPassword } from './database-password.js';
 import { databaseHomeOf } from './database-home.js';
-import { doing, WaitError } from './errors.js';
+import { doing, StallError, WaitError } from './errors.js';
+import { SealedEnvError, sealedEnvOf } from '../migrations/sealed-env.js';
+import { migrationSourceRefusal } from '../security/host-access.js';
 import { observeManagedDrift, reconcileManaged, type ManagedAdapter, type Progress } from './managed.js';
 import { placementOf } from './placement.js';
 import { failAction, settleStateAction } from './state-actions.js';
 import type { StatusDraft } from './status-draft.js';
 
 const PASSWORD_RETRY_MS = 2_000;
+export const REASON_SEALED_ENV_MISSING = 'SealedEnvMissing';
+export const REASON_SOURCE_REFUSED = 'SourceRefused';
+
+/** The App's sealed environment (a migration's config vars), or a stall saying why it cannot be read. */
+function appSealedEnv(ctx: ReconcileContext, r: StoredResource<'App'>): Record<string, string> {
+  try {
+    return sealedEnvOf(ctx.store.secrets, r);
+  } catch (error) {
+    if (error instanceof SealedEnvError) throw new StallError(REASON_SEALED_ENV_MISSING, error.message);
+    throw error;
+  }
+}
 
 /** `shop-db` → `SHOP_DB_URL`. */
 export function databaseUrlVariable(databaseName: string): string {
@@ -59,7 +75,10 @@ const appAdapter: ManagedAdapter<'App', AppDesired, AppObserved> = {
 
   async desired(ctx, r) {
     const placed = await placementOf(ctx, r, r.spec.server, 'converge');
-    const env: Record<string, string> = { ...(r.spec.env ?? {}) };
+    const env: Record<string, string> = { ...appSealedEnv(ctx, r), ...(r.spec.env ?? {}) };
+    const path = r.spec.source.path;
+    const foreign = path === undefined ? undefined : migrationSourceRefusal(ctx.store.dataDir, r.tenant, path);
+    if (foreign !== undefined) throw new StallError(REASON_SOURCE_REFUSED, `App/${r.name}: ${foreign}`);
     for (const [index, name] of (r.spec.databases ?? []).entries()) {
       const url = await databaseUrl(ctx, r, name);
       if (index === 0) env.DATABASE_URL = url;

@@ -20,7 +20,11 @@ export type SecretPurpose =
   /** The secret that signs an AlertRule's json webhooks (X-Cairn-Signature-256); name = the rule's uid. */
   | 'alert-webhook'
   /** cairn's own SSH key pair of a tenant (JSON, see src/ssh-keys/runtime-key.ts); name = `current` or `previous`. */
-  | 'ssh-runtime-key';
+  | 'ssh-runtime-key'
+  /** What a migration read from its platform (JSON: config var values, database URLs); name = the migration's id. */
+  | 'migration-values'
+  /** An App's sealed environment (JSON object of strings), merged under spec.env; name = `<migration id>/<app name>`, named by the App's `cairn.dev/sealed-env` annotation. */
+  | 'app-env';
 
 export interface SecretStore {
   /** Encrypts and stores `value`, replacing any earlier value under the same identity. */

@@ -2,7 +2,7 @@ import { mkdirSync, mkdtempSync, rmSync, symlinkSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { allowedSourcePath, localProviderRoleRefusal, tenantMayUseHost } from './host-access.js';
+import { allowedSourcePath, localProviderRoleRefusal, migrationSourceRefusal, migrationSourcesRoot, tenantMayUseHost, tenantMigrationSources } from './host-access.js';
 
 const root = mkdtempSync(join(tmpdir(), 'cairn-host-access-'));
 const allowed = join(root, 'apps');
@@ -50,5 +50,25 @@ describe('who may use the host', () => {
     expect(localProviderRoleRefusal('admin')).toBeUndefined();
     expect(localProviderRoleRefusal('member')).toMatch(/only owners and admins may/);
     expect(localProviderRoleRefusal('viewer')).toMatch(/role viewer/);
+  });
+});
+
+describe('migration sources', () => {
+  it('keeps each tenant to its own migrations\' unpacked sources, and leaves other paths to the runtime\'s checks', () => {
+    const dataDir = mkdtempSync(join(tmpdir(), 'cairn-migration-sources-'));
+    try {
+      const own = join(tenantMigrationSources(dataDir, 'tenant-a'), 'm-1', 'shop');
+      const other = join(tenantMigrationSources(dataDir, 'tenant-b'), 'm-2', 'shop');
+      expect(migrationSourceRefusal(dataDir, 'tenant-a', own)).toBeUndefined();
+      expect(migrationSourceRefusal(dataDir, 'tenant-a', other)).toMatch(/another tenant's migration/);
+      expect(migrationSourceRefusal(dataDir, 'tenant-a', join(migrationSourcesRoot(dataDir), 'tenant-a', '..', 'tenant-b', 'x'))).toMatch(/another tenant's migration/);
+      expect(migrationSourceRefusal(dataDir, 'tenant-a', '/srv/apps/shop')).toBeUndefined();
+      // The runtime allows the root it is given besides the operator's directories, and nothing else more.
+      expect(allowedSourcePath(own, { CAIRN_LOCAL_SOURCE_DIRS: allowed }, [migrationSourcesRoot(dataDir)])).toEqual({ path: own });
+      expect(allowedSourcePath(own, { CAIRN_LOCAL_SOURCE_DIRS: allowed })).toHaveProperty('refusal');
+      expect(() => tenantMigrationSources(dataDir, '../escape')).toThrow(/cannot name a directory/);
+    } finally {
+      rmSync(dataDir, { recursive: true, force: true });
+    }
   });
 });

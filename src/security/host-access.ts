@@ -5,10 +5,12 @@
  * (`serve --local-vendor-tenants`; default `default`, so the quickstart works as it is), and
  * within those only to owners and admins when they declare a `local` Provider. An app of the
  * local vendor takes `source.path` only from the directories in CAIRN_LOCAL_SOURCE_DIRS
- * (default: the directory cairn was started in).
+ * (default: the directory cairn was started in), and from the directory a migration unpacked a
+ * platform's source tarball into (`<data dir>/migration-sources/<tenant>/<migration id>/`): the
+ * runtime allows that root, the reconciler (which knows the tenant) only the App's own tenant's part.
  */
 import { realpathSync } from 'node:fs';
-import { isAbsolute, relative, resolve, sep } from 'node:path';
+import { isAbsolute, join, relative, resolve, sep } from 'node:path';
 import type { Role } from '../auth/roles.js';
 
 export const LOCAL_VENDOR_TENANTS_SETTING = 'CAIRN_LOCAL_VENDOR_TENANTS';
@@ -73,6 +75,28 @@ function realOrResolved(path: string): string {
   }
 }
 
+/** Where migrations unpack the source tarballs of platform apps, under the data dir. */
+export function migrationSourcesRoot(dataDir: string): string {
+  return join(realOrResolved(resolve(dataDir)), 'migration-sources');
+}
+
+/** The part of that root one tenant's migrations use. */
+export function tenantMigrationSources(dataDir: string, tenant: string): string {
+  if (!/^[A-Za-z0-9_-]{1,128}$/.test(tenant)) throw new Error(`tenant id ${JSON.stringify(tenant)} cannot name a directory`);
+  return join(migrationSourcesRoot(dataDir), tenant);
+}
+
+/**
+ * Why an App of `tenant` may not take `sourcePath`: it lies in another tenant's migration
+ * sources; undefined when it does not (the runtime's own checks still apply).
+ */
+export function migrationSourceRefusal(dataDir: string, tenant: string, sourcePath: string): string | undefined {
+  const root = migrationSourcesRoot(dataDir);
+  const path = realOrResolved(resolve(startedIn, sourcePath));
+  if (!inside(root, path) || inside(tenantMigrationSources(dataDir, tenant), path)) return undefined;
+  return `spec.source.path ${sourcePath} is the source of another tenant's migration`;
+}
+
 function inside(dir: string, path: string): boolean {
   const rel = relative(dir, path);
   return rel === '' || (!isAbsolute(rel) && rel !== '..' && !rel.startsWith(`..${sep}`));
@@ -82,8 +106,13 @@ function inside(dir: string, path: string): boolean {
  * The real directory `sourcePath` names (relative to where cairn started; symbolic links
  * followed), or a message saying why it may not be used.
  */
-export function allowedSourcePath(sourcePath: string, env: NodeJS.ProcessEnv = process.env): { path: string } | { refusal: string } {
-  const dirs = localSourceDirs(env);
+export function allowedSourcePath(
+  sourcePath: string,
+  env: NodeJS.ProcessEnv = process.env,
+  /** Directories the runtime allows besides the operator's (the data dir's migration sources). */
+  alsoAllowed: readonly string[] = [],
+): { path: string } | { refusal: string } {
+  const dirs = [...localSourceDirs(env), ...alsoAllowed];
   const path = realOrResolved(resolve(startedIn, sourcePath));
   if (dirs.some((dir) => inside(dir, path))) return { path };
   return {

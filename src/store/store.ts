@@ -25,6 +25,7 @@ import { Leases } from './lease.js';
 import { ManifestCache } from './manifest-cache.js';
 import { rotateMasterKey, type MasterKeyRotation, type RotationOptions } from './master-key-rotation.js';
 import { PendingOperations } from './operations.js';
+import { PlatformMigrations } from './platform-migrations.js';
 import { ResourceHistory } from './resource-history.js';
 import { Resources } from './resources.js';
 import { EncryptedSecrets } from './secrets.js';
@@ -81,6 +82,8 @@ export class Store {
   readonly billing: BillingAccounts;
   /** Alerts of AlertRules, their evaluation state and their notifications' outbox. */
   readonly alerts: Alerts;
+  /** Moves from hosting platforms (Heroku, Railway) and their steps. */
+  readonly platformMigrations: PlatformMigrations;
   /**
    * Groups the reconcile loop's writes into one commit every few milliseconds; what must be
    * durable before cairn acts on it waits for `commits.committed()` (see commit-group.ts).
@@ -117,6 +120,7 @@ export class Store {
     this.identities = new Identities(db);
     this.billing = new BillingAccounts(db);
     this.alerts = new Alerts(db);
+    this.platformMigrations = new PlatformMigrations(db);
     // Billing on: every write that adds a Server, Database or App is checked against the
     // tenant's plan, whichever process opened the store (serve, cairn apply, a sync).
     if (billingEnabled(env)) {

@@ -168,6 +168,9 @@ export function registerServeCommand(program: Command): void {
         reconciling = true;
         sources.start();
         alerts.start();
+        // Migrations interrupted by a stop or a crash continue where they were (without an API key).
+        const resumed = app.migrations.runner.resumeUnfinished();
+        if (resumed > 0) console.log(`resuming ${resumed} unfinished migration${resumed === 1 ? '' : 's'}`);
         if (!watching) {
           watching = true;
           for (const w of watches) {
@@ -217,6 +220,7 @@ export function registerServeCommand(program: Command): void {
           .then(() => alerts.stop())
           .then(() => alerts.close())
           .then(() => (kubernetes ? kubernetes.stop() : undefined))
+          .then(() => app.migrations.runner.stop())
           .then(() => controller.stop())
           .then(
             () =>

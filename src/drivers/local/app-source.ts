@@ -44,21 +44,21 @@ export async function containerEngine(appName: string): Promise<string> {
 }
 
 /** The directory a path source names, if the operator allows apps to run from it. */
-function sourceDirectory(appName: string, sourcePath: string): string {
-  const allowed = allowedSourcePath(sourcePath);
+function sourceDirectory(appName: string, sourcePath: string, alsoAllowed: readonly string[]): string {
+  const allowed = allowedSourcePath(sourcePath, process.env, alsoAllowed);
   if ('refusal' in allowed) throw new VendorRejectedError(`App/${appName}: ${allowed.refusal}`, { field: 'source' });
   return allowed.path;
 }
 
 /** Refuses at once what can never work here (a missing path, no container engine). */
-export async function checkSource(desired: AppDesired): Promise<void> {
+export async function checkSource(desired: AppDesired, alsoAllowed: readonly string[] = []): Promise<void> {
   const { source } = desired;
   if (source.image !== undefined) {
     await containerEngine(desired.name);
     return;
   }
   if (source.path !== undefined) {
-    const path = sourceDirectory(desired.name, source.path);
+    const path = sourceDirectory(desired.name, source.path, alsoAllowed);
     if (!existsSync(path) || !statSync(path).isDirectory()) {
       throw new VendorRejectedError(`App/${desired.name}: spec.source.path ${path} is not a directory on this host`, { field: 'source' });
     }
@@ -69,7 +69,7 @@ export async function checkSource(desired: AppDesired): Promise<void> {
 }
 
 /** Fetches a git source into `dir`; a path source runs where it is. */
-export async function fetchSource(desired: AppDesired, dir: string): Promise<FetchedSource> {
+export async function fetchSource(desired: AppDesired, dir: string, alsoAllowed: readonly string[] = []): Promise<FetchedSource> {
   const { source } = desired;
   if (source.git) {
     const commit = await checkOutGit({ url: source.git.url, ref: source.git.ref }, dir);
@@ -77,7 +77,7 @@ export async function fetchSource(desired: AppDesired, dir: string): Promise<Fet
   }
   if (source.path !== undefined) {
     // A path source runs where it is, like a developer's checkout: its build and its modules stay there.
-    return { cwd: sourceDirectory(desired.name, source.path), commit: null };
+    return { cwd: sourceDirectory(desired.name, source.path, alsoAllowed), commit: null };
   }
   return { cwd: dir, commit: null };
 }

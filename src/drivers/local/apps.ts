@@ -14,6 +14,7 @@ import { canonicalJson } from '../../model/canonical-json.js';
 import type { AppDesired, AppLogLine, AppObserved, AppRuntime, ExternalRef, VendorAppStatus } from '../contract.js';
 import { VendorRejectedError } from '../errors.js';
 import { AppLog } from './app-log.js';
+import { migrationSourcesRoot } from '../../security/host-access.js';
 import { checkSource, containerEngine, fetchSource } from './app-source.js';
 import { freePort } from './free-port.js';
 import { appOsUser, chownTree, makeTraversable } from './os-user.js';
@@ -67,7 +68,11 @@ interface LiveApp {
 export class LocalApps implements AppRuntime, Workloads {
   private readonly live = new Map<string, LiveApp>();
 
+  /** Where apps may run from besides the operator's directories: what migrations unpacked (the reconciler keeps each tenant to its own). */
+  private readonly sourceDirs: readonly string[];
+
   constructor(private readonly host: LocalHost) {
+    this.sourceDirs = [migrationSourcesRoot(host.dataDir)];
     const reaped = reapOrphanedApps(host.root);
     for (const pid of reaped) process.emitWarning(`stopped app process ${pid}, left running by a cairn process that is gone`);
   }
@@ -114,7 +119,7 @@ export class LocalApps implements AppRuntime, Workloads {
     if (!this.host.state.current.servers.some((s) => s.id === desired.placement.serverExternalId)) {
       throw new VendorRejectedError(`App/${desired.name}: server ${desired.placement.serverExternalId} is not a server of this host`, { field: 'server' });
     }
-    await checkSource(desired);
+    await checkSource(desired, this.sourceDirs);
     const endpoint = await StableEndpoint.listen(0);
     const record: AppRecord = { id: this.host.newId('app'), name: desired.name, clientToken: key, serverId: desired.placement.serverExternalId, proxyPort: endpoint.port, release: 0 };
     this.host.state.update((s) => s.apps.push(record));
@@ -133,7 +138,7 @@ export class LocalApps implements AppRuntime, Workloads {
     if (this.host.state.current.servers.find((s) => s.id === record.serverId)?.status === 'stopped') {
       throw new Error(`App/${desired.name}: its server ${record.serverId} is stopped; the app is deployed once the server runs again`);
     }
-    await checkSource(desired);
+    await checkSource(desired, this.sourceDirs);
     const app = this.liveOf(record);
     app.endpoint ??= await StableEndpoint.listen(record.proxyPort);
     if (app.endpoint.port !== record.proxyPort) {
@@ -171,7 +176,7 @@ export class LocalApps implements AppRuntime, Workloads {
       await rm(dir, { recursive: true, force: true });
       mkdirSync(dir, { recursive: true, mode: 0o700 });
       const runAs = appOsUser();
-      const fetched = await fetchSource(desired, dir);
+      const fetched = await fetchSource(desired, dir, this.sourceDirs);
       if (fetched.commit) app.log.write('system', `${label}: commit ${fetched.commit}`);
       const env = this.environment(desired, runAs && this.homeFor(appId, runAs));
       if (runAs) {

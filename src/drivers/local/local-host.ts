@@ -24,6 +24,8 @@ export interface Workloads {
 
 export class LocalHost {
   readonly root: string;
+  /** The data dir this host's records live in. */
+  readonly dataDir: string;
   /** Where backups go: where `cairn keys rotate` looks for the sealed files whose keys it re-wraps. */
   private readonly backupsDir: string;
   readonly state: StateFile;
@@ -36,7 +38,8 @@ export class LocalHost {
   private clusterUser: { user: OsUser | undefined } | undefined;
 
   constructor(dataDir: string) {
-    this.root = join(resolve(dataDir), 'local');
+    this.dataDir = resolve(dataDir);
+    this.root = join(this.dataDir, 'local');
     this.backupsDir = sealedBackupsDir(dataDir);
     mkdirSync(this.root, { recursive: true, mode: 0o700 });
     this.state = new StateFile(join(this.root, 'state.json'));
