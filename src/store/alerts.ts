@@ -100,8 +100,8 @@ function toDelivery(row: DeliveryRow): StoredDelivery {
   };
 }
 
-/** A delivery's error as kept: one line, at most 1,000 characters. */
-function shortError(message: string): string {
+/** A delivery's error as kept (alerts' and event webhooks'): one line, at most 1,000 characters. */
+export function shortError(message: string): string {
   const line = message.replace(/\s+/g, ' ').trim();
   return line.length > 1000 ? `${line.slice(0, 997)}...` : line;
 }

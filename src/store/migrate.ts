@@ -17,6 +17,7 @@ import { SSH_HOST_KEYS_MIGRATION } from './migrations/011-ssh-host-keys.js';
 import { BILLING_MIGRATION } from './migrations/012-billing.js';
 import { IDENTITIES_MIGRATION } from './migrations/013-identities.js';
 import { ALERTS_MIGRATION } from './migrations/014-alerts.js';
+import { EVENT_WEBHOOKS_MIGRATION } from './migrations/015-event-webhooks.js';
 
 export const MIGRATIONS: readonly string[] = [
   RESOURCES_MIGRATION,
@@ -33,6 +34,7 @@ export const MIGRATIONS: readonly string[] = [
   BILLING_MIGRATION,
   IDENTITIES_MIGRATION,
   ALERTS_MIGRATION,
+  EVENT_WEBHOOKS_MIGRATION,
 ];
 
 /**

@@ -26,6 +26,7 @@ import { LOCAL_VENDOR_TENANTS_SETTING } from '../../security/host-access.js';
 import { serveTerminalUpgrades } from '../../api/terminal/terminal-upgrade.js';
 import { AlertLoops } from '../../alerts/alert-loops.js';
 import { AlertSettingError } from '../../alerts/alert-settings.js';
+import { EventWebhookLoop } from '../../event-webhooks/event-webhook-loop.js';
 
 interface ServeOptions {
   apply?: string[];
@@ -101,6 +102,7 @@ export function registerServeCommand(program: Command): void {
           reconciling = false;
           void sources.stop();
           void alerts.stop();
+          void eventWebhooks.stop();
           console.error('lost the reconcile lease to another process; waiting to take it back');
           controller = makeController();
           retry = setTimeout(tryStart, LEASE_RETRY_MS);
@@ -140,6 +142,8 @@ export function registerServeCommand(program: Command): void {
       if (error instanceof AlertSettingError) throw new CliError(error.message);
       throw error;
     }
+    // Event webhooks too: what the event log records is dispatched and sent by the lease holder.
+    const eventWebhooks = new EventWebhookLoop(store, app.metrics);
     const tls = options.tls === true || options.tlsCert !== undefined || options.tlsKey !== undefined
       ? await (await import('../serve-tls.js')).tlsIdentity(dataDir, options.host, { cert: options.tlsCert, key: options.tlsKey })
       : undefined;
@@ -168,6 +172,7 @@ export function registerServeCommand(program: Command): void {
         reconciling = true;
         sources.start();
         alerts.start();
+        eventWebhooks.start();
         if (!watching) {
           watching = true;
           for (const w of watches) {
@@ -193,6 +198,7 @@ export function registerServeCommand(program: Command): void {
             reconciling = false;
             await sources.stop();
             await alerts.stop();
+            await eventWebhooks.stop();
             await stopped.stop();
           },
           afterWrite: () => controller.readFeed(),
@@ -216,6 +222,7 @@ export function registerServeCommand(program: Command): void {
           .then(() => sources.stop())
           .then(() => alerts.stop())
           .then(() => alerts.close())
+          .then(() => eventWebhooks.stop())
           .then(() => (kubernetes ? kubernetes.stop() : undefined))
           .then(() => controller.stop())
           .then(
