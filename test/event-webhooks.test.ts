@@ -7,52 +7,34 @@
  * input is a 422 naming the field and makes nothing; a viewer reads but cannot create.
  */
 /* eslint-disable @typescript-eslint/no-explicit-any, @typescript-eslint/no-unsafe-call, @typescript-eslint/no-unsafe-return -- answers are JSON checked by assertions and by the OpenAPI document, not by types */
-import { createHmac, timingSafeEqual } from 'node:crypto';
-import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { contractProblems, startApiServer, type ApiServer } from './support/api-server.js';
 import { until } from './support/until.js';
+import { signatureValid, startWebhookReceiver, type WebhookReceiver } from './support/webhook-receiver.js';
 
 const PASSWORD = 'correct horse battery staple';
 
-interface Hook { path: string; headers: IncomingHttpHeaders; body: string }
-
 let api: ApiServer;
-let receiver: Server;
+let receiver: WebhookReceiver;
 let receiverUrl: string;
-const hooks: Hook[] = [];
+let hooks: WebhookReceiver['received'];
 let flakyFailuresLeft = 1;
 const tokens: Record<string, string> = {};
 /** Each owner's sandbox provider, by token. */
 const providers: Record<string, string> = {};
 
-function signatureValid(hook: Hook, secret: string): boolean {
-  const given = Buffer.from(String(hook.headers['x-cairn-signature-256'] ?? ''));
-  const expected = Buffer.from(`sha256=${createHmac('sha256', secret).update(hook.body).digest('hex')}`);
-  return given.length === expected.length && timingSafeEqual(given, expected);
-}
-
 beforeAll(async () => {
-  receiver = createServer((req, res) => {
-    let body = '';
-    req.on('data', (chunk: Buffer) => (body += chunk.toString()));
-    req.on('end', () => {
-      hooks.push({ path: req.url ?? '', headers: req.headers, body });
-      if (req.url === '/flaky' && flakyFailuresLeft > 0) {
-        flakyFailuresLeft -= 1;
-        res.writeHead(500).end('try later');
-        return;
-      }
-      res.writeHead(204).end();
-    });
+  receiver = await startWebhookReceiver((hook) => {
+    if (hook.path !== '/flaky' || flakyFailuresLeft === 0) return 204;
+    flakyFailuresLeft -= 1;
+    return 500;
   });
-  await new Promise<void>((resolve) => receiver.listen(0, '127.0.0.1', resolve));
-  receiverUrl = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}`;
+  receiverUrl = receiver.url;
+  hooks = receiver.received;
   api = await startApiServer({ CAIRN_ALLOW_PRIVATE_ENDPOINTS: '127.0.0.0/8' });
-  await api.addUser('owner@a.test', PASSWORD, 'owner', 'tenant-a');
-  await api.addUser('viewer@a.test', PASSWORD, 'viewer', 'tenant-a');
-  await api.addUser('owner@b.test', PASSWORD, 'owner', 'tenant-b');
+  for (const [email, role, tenant] of [['owner@a.test', 'owner', 'tenant-a'], ['viewer@a.test', 'viewer', 'tenant-a'], ['owner@b.test', 'owner', 'tenant-b']] as const) {
+    await api.addUser(email, PASSWORD, role, tenant);
+  }
   tokens.a = (await api.login('owner@a.test', PASSWORD)).access_token;
   tokens.viewer = (await api.login('viewer@a.test', PASSWORD)).access_token;
   tokens.b = (await api.login('owner@b.test', PASSWORD)).access_token;
@@ -62,7 +44,7 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await api?.stop();
-  await new Promise<void>((resolve) => receiver.close(() => resolve()));
+  await receiver.close();
 });
 
 async function subscribe(token: string, path: string, events: string[]): Promise<{ id: string; secret: string }> {

@@ -5,42 +5,33 @@
  * crash are dispatched after the reopen, once, never again; a delivery is signed over its raw
  * body, names its event and delivery, and is retried after a failure.
  */
-import { createHmac } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
-import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { signatureValid, startWebhookReceiver, type WebhookReceiver } from '../../test/support/webhook-receiver.js';
 import type { NewEvent } from '../store/events.js';
 import { Store } from '../store/store.js';
 import { mapEvent } from './event-mapping.js';
 import { EventWebhookDeliveries } from './event-webhook-deliveries.js';
 
-let receiver: Server;
+let receiver: WebhookReceiver;
 let base: string;
-const received: Array<{ path: string; headers: IncomingHttpHeaders; body: string }> = [];
+let received: WebhookReceiver['received'];
 let failuresLeft = 0;
 const savedPolicy = process.env.CAIRN_ALLOW_PRIVATE_ENDPOINTS;
 
 beforeAll(async () => {
   process.env.CAIRN_ALLOW_PRIVATE_ENDPOINTS = '127.0.0.0/8';
-  receiver = createServer((req, res) => {
-    let body = '';
-    req.on('data', (chunk: Buffer) => (body += chunk.toString('utf8')));
-    req.on('end', () => {
-      received.push({ path: req.url ?? '', headers: req.headers, body });
-      res.writeHead(failuresLeft-- > 0 ? 500 : 204).end();
-    });
-  });
-  await new Promise<void>((resolve) => receiver.listen(0, '127.0.0.1', resolve));
-  base = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}`;
+  receiver = await startWebhookReceiver(() => (failuresLeft-- > 0 ? 500 : 204));
+  base = receiver.url;
+  received = receiver.received;
 });
 
 afterAll(async () => {
   if (savedPolicy === undefined) delete process.env.CAIRN_ALLOW_PRIVATE_ENDPOINTS;
   else process.env.CAIRN_ALLOW_PRIVATE_ENDPOINTS = savedPolicy;
-  await new Promise<void>((resolve) => receiver.close(() => resolve()));
+  await receiver.close();
 });
 
 describe('event webhooks', () => {
@@ -133,8 +124,8 @@ describe('event webhooks', () => {
     for (const request of received) {
       expect(request.headers['x-cairn-event']).toBe('resource.created');
       expect(request.headers['x-cairn-delivery']).toBe(failed!.id);
-      const expected = createHmac('sha256', `secret-of-${webhook.id}`).update(request.body).digest('hex');
-      expect(request.headers['x-cairn-signature-256']).toBe(`sha256=${expected}`);
+      expect(signatureValid(request, `secret-of-${webhook.id}`)).toBe(true);
+      expect(signatureValid(request, 'another secret')).toBe(false);
       expect(JSON.parse(request.body)).toMatchObject({ id: failed!.id, event: 'resource.created', resource: { kind: 'Server', id: 'uid-a', name: 'a', namespace: 'default' } });
     }
     expect(received[0]!.body).toBe(received[1]!.body);

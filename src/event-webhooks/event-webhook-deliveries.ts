@@ -25,8 +25,8 @@ export class EventWebhookDeliveries {
       committed: () => store.commits.committed(),
       due: (at, limit) => store.eventWebhooks.due(at, limit),
       send: (delivery) => this.send(delivery),
-      markDelivered: (id, at) => store.eventWebhooks.markDelivered(id, at),
-      markAttemptFailed: (id, error, retryAt) => store.eventWebhooks.markAttemptFailed(id, error, retryAt),
+      markDelivered: (id, at) => store.eventWebhooks.outbox.markDelivered(id, at),
+      markAttemptFailed: (id, error, retryAt) => store.eventWebhooks.outbox.markAttemptFailed(id, error, retryAt),
       onOutcome: (outcome, delivery, error) => hooks.onOutcome?.(outcome, delivery, error),
     }, now);
   }

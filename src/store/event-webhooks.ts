@@ -8,8 +8,9 @@
 import { randomUUID } from 'node:crypto';
 import type Database from 'better-sqlite3';
 import { NotFoundError } from '../model/errors.js';
-import { shortError, type DeliveryStatus } from './alerts.js';
+import { OutboxTable, type DeliveryStatus, type OutboxDelivery } from './outbox-table.js';
 import type { RecordedEvent } from './events.js';
+import { newestFirstPage } from './newest-first-page.js';
 import { decodeCursor, toPage, type Page, type PageRequest } from './paging.js';
 import { nowIso, StatementCache } from './sqlite.js';
 
@@ -24,21 +25,13 @@ export interface StoredEventWebhook {
   createdAt: string;
 }
 
-export interface StoredEventDelivery {
-  id: string;
+export interface StoredEventDelivery extends OutboxDelivery {
   webhookId: string;
-  tenant: string;
   eventId: number;
   event: string;
   resource: { kind: string; id: string; name: string };
   /** The exact JSON body sent on every attempt. */
   body: string;
-  status: DeliveryStatus;
-  attempts: number;
-  lastError: string | null;
-  nextAttemptAt: string;
-  deliveredAt: string | null;
-  createdAt: string;
 }
 
 /** What an event becomes for its webhooks: its name and the body, given the delivery id. */
@@ -74,9 +67,12 @@ function toDelivery(row: DeliveryRow): StoredEventDelivery {
 
 export class EventWebhooks {
   private readonly sql: StatementCache;
+  /** Due, delivered, failed: the SQL alerts' outbox shares. */
+  readonly outbox: OutboxTable<DeliveryRow>;
 
   constructor(private readonly db: Database.Database) {
     this.sql = new StatementCache(db);
+    this.outbox = new OutboxTable<DeliveryRow>(db, 'event_webhook_deliveries');
   }
 
   create(tenant: string, input: { url: string; events: readonly string[]; description: string | null }): StoredEventWebhook {
@@ -102,12 +98,7 @@ export class EventWebhooks {
 
   /** A tenant's webhooks, newest first. */
   page(tenant: string, request: PageRequest): Page<StoredEventWebhook> {
-    const after = request.cursor === undefined ? undefined : decodeCursor(request.cursor, 2);
-    const rows = (after === undefined
-      ? this.sql.get(`SELECT * FROM event_webhooks WHERE tenant = ? ORDER BY created_at DESC, id DESC LIMIT ?`).all(tenant, request.limit + 1)
-      : this.sql.get(`SELECT * FROM event_webhooks WHERE tenant = ? AND (created_at, id) < (?, ?) ORDER BY created_at DESC, id DESC LIMIT ?`)
-        .all(tenant, String(after[0]), String(after[1]), request.limit + 1)) as WebhookRow[];
-    return toPage(rows.map(toWebhook), request.limit, (w) => [w.createdAt, w.id]);
+    return newestFirstPage<WebhookRow, StoredEventWebhook>(this.sql, { table: 'event_webhooks', timeColumn: 'created_at' }, tenant, request, toWebhook, (row) => row.created_at);
   }
 
   /** Removes the webhook and its deliveries (the caller removes its secret in the same transaction). */
@@ -163,20 +154,6 @@ export class EventWebhooks {
 
   /** Pending deliveries whose next attempt is due at `now`, oldest first. */
   due(now: string, limit: number): StoredEventDelivery[] {
-    return (this.sql.get(`SELECT * FROM event_webhook_deliveries WHERE status = 'pending' AND next_attempt_at <= ? ORDER BY next_attempt_at, created_at LIMIT ?`)
-      .all(now, limit) as DeliveryRow[]).map(toDelivery);
-  }
-
-  /** Sent: counted as an attempt and marked delivered. */
-  markDelivered(id: string, at: string): void {
-    this.sql.get(`UPDATE event_webhook_deliveries SET status = 'delivered', attempts = attempts + 1, delivered_at = ?, last_error = NULL WHERE id = ? AND status = 'pending'`).run(at, id);
-  }
-
-  /** An attempt failed: the error is kept; tried again at `retryAt`, or failed for good when it is null. */
-  markAttemptFailed(id: string, error: string, retryAt: string | null): void {
-    this.sql.get(
-      `UPDATE event_webhook_deliveries SET attempts = attempts + 1, last_error = ?, status = CASE WHEN ? IS NULL THEN 'failed' ELSE 'pending' END,
-       next_attempt_at = coalesce(?, next_attempt_at) WHERE id = ? AND status = 'pending'`,
-    ).run(shortError(error), retryAt, retryAt, id);
+    return this.outbox.due(now, limit).map(toDelivery);
   }
 }
