@@ -6,7 +6,8 @@
  * signed json webhook and one Slack message; a SIGKILL and restart while firing sends nothing
  * again; back at 10 sends one resolved each. A receiver answering 500 twice gets the
  * notification on the third attempt, under the same delivery id. Bad rules are 422s naming the
- * field, and change nothing; a viewer cannot create one.
+ * field, and change nothing; a viewer cannot create one. Every answer is checked against the
+ * OpenAPI document.
  */
 import { createHmac, timingSafeEqual } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -17,6 +18,7 @@ import { join } from 'node:path';
 import { SMTPServer } from 'smtp-server';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runCairn, startSandboxCloudProcess, startServe, type SandboxCloudProcess, type ServeProcess } from './support/cairn-process.js';
+import { validateResponse } from './support/openapi-document.js';
 import { until } from './support/until.js';
 
 const PASSWORD = 'correct horse battery staple';
@@ -39,6 +41,7 @@ let viewerToken: string;
 let serverId: string;
 let cloudServerId: string;
 let jsonSecret: string;
+let memoryRuleId: string;
 
 /** A header of a raw message, its folded lines joined. */
 function header(raw: string, name: string): string {
@@ -109,7 +112,10 @@ async function call(method: string, path: string, token: string, body?: unknown)
     ...(body === undefined ? {} : { body: JSON.stringify(body) }),
   });
   const text = await answer.text();
-  return { status: answer.status, body: text ? JSON.parse(text) : undefined };
+  const parsed = text ? JSON.parse(text) : undefined;
+  // Every answer is what schemas/openapi.yaml documents.
+  expect(validateResponse({ method, path: `/api/v1${path.split('?')[0]!}`, status: answer.status, contentType: answer.headers.get('content-type') ?? '', body: parsed })).toEqual([]);
+  return { status: answer.status, body: parsed };
 }
 
 async function login(email: string): Promise<string> {
@@ -271,5 +277,21 @@ describe('alert rules over REST', () => {
     expect(attempts).toHaveLength(3);
     expect(new Set(attempts.map((h) => h.headers['x-cairn-delivery'])).size).toBe(1);
     for (const attempt of attempts) expect(signatureValid(attempt, created.body.webhook_secret)).toBe(true);
+    memoryRuleId = created.body.id;
+  }, 60_000);
+
+  it('changes a rule with PUT, and deleting it resolves its firing alert without notifying', async () => {
+    const changed = await call('PUT', `/alert-rules/${memoryRuleId}`, ownerToken, { threshold: 60, selector: { labels: { tier: 'web' } } });
+    expect(changed.status, JSON.stringify(changed.body)).toBe(200);
+    expect(changed.body).toMatchObject({ threshold: 60, selector: { labels: { tier: 'web' }, server_ids: [] }, metric: 'memory_percent' });
+    expect((await call('PUT', `/alert-rules/${memoryRuleId}`, ownerToken, { threshold: -1 })).status).toBe(422);
+    expect((await call('PUT', `/alert-rules/${memoryRuleId}`, viewerToken, { threshold: 70 })).status).toBe(403);
+    const before = hooksAt('/flaky').length;
+    expect((await call('DELETE', `/alert-rules/${memoryRuleId}`, ownerToken)).status).toBe(202);
+    await until('the rule to be gone', () => call('GET', `/alert-rules/${memoryRuleId}`, ownerToken), (r) => r.status === 404);
+    const alerts = (await call('GET', '/alerts', ownerToken)).body.items as Array<{ rule_id: string; state: string }>;
+    expect(alerts.filter((a) => a.rule_id === memoryRuleId).map((a) => a.state)).toEqual(['resolved']);
+    await sleep(2_000);
+    expect(hooksAt('/flaky')).toHaveLength(before);
   }, 60_000);
 });
