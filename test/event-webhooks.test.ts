@@ -142,6 +142,17 @@ describe('event webhooks', () => {
     expect(listed.body.items.every((w: any) => w.secret === undefined)).toBe(true);
   });
 
+  it('shows the secret once: a replay through the Idempotency-Key answers the same webhook without it', async () => {
+    const request = { token: tokens.a, headers: { 'Idempotency-Key': 'webhook-once' }, body: { url: `${receiverUrl}/once`, events: ['backup.failed'] } };
+    const first = await api.call('POST', '/api/v1/webhooks', request);
+    const replay = await api.call('POST', '/api/v1/webhooks', request);
+    expect(first.status).toBe(201);
+    expect(first.body.secret).toMatch(/.{16,}/);
+    expect(replay.status).toBe(201);
+    expect(replay.body).toEqual({ ...first.body, secret: undefined });
+    expect(replay.body).not.toHaveProperty('secret');
+  });
+
   it('deletes a webhook with its deliveries', async () => {
     const gone = await subscribe(tokens.a!, '/gone', ['resource.deleted']);
     expect((await api.call('GET', `/api/v1/webhooks/${gone.id}`, { token: tokens.a })).body).toMatchObject({ id: gone.id, events: ['resource.deleted'], description: 'to /gone' });
