@@ -2,6 +2,8 @@
  * @module Stalls are visible and retried (issue #22, item 3): a server whose provider's token is
  * refused says `error` with the vendor's message at once, not `pending`; once the credentials
  * work the provider is looked at again without anyone touching cairn, and the server follows.
+ * Each transition is one event (Failed on entering error, Ready on becoming ready), which event
+ * webhooks send as resource.failed and resource.ready.
  */
 import { afterEach, describe, expect, it } from 'vitest';
 import type { AnyManifest } from '../src/model/resource.js';
@@ -28,6 +30,10 @@ describe('a provider whose token is refused', () => {
     process.env.CAIRN_TEST_STALL_TOKEN = TOKEN;
     await h.until('web-1 ready', () => isReady(h.get('Server', 'web-1')), 15_000);
     expect(h.get('Server', 'web-1').status.phase).toBe('running');
+    const transitions = h.store.events.list({ tenant: 'default', uid: h.get('Server', 'web-1').uid, limit: 100 })
+      .filter((e) => e.reason === 'Failed' || e.reason === 'Ready').reverse();
+    expect(transitions.map((e) => [e.reason, e.type])).toEqual([['Failed', 'Warning'], ['Ready', 'Normal']]);
+    expect(transitions[0]!.message).toMatch(/^server web-1 is error: Provider\/cloud is invalid/);
   });
 });
 

@@ -14,7 +14,7 @@ import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from
 import type { NewAlert } from '../store/alerts.js';
 import { Store } from '../store/store.js';
 import { AlertDeliveries } from './alert-deliveries.js';
-import { MAX_ATTEMPTS } from './delivery-backoff.js';
+import { MAX_ATTEMPTS } from '../outbox/delivery-backoff.js';
 
 let receiver: Server;
 let base: string;

@@ -1,19 +1,16 @@
 /**
- * @module The delivery loop's work: every pending notification that is due is sent, then marked
- * delivered; a failed attempt keeps its error and is tried again after the backoff
- * (delivery-backoff.ts), and is marked failed once out of attempts. Before sending, whatever
- * the store's commit group holds is committed, so no notification goes out for an alert a crash
- * could still lose; a crash after sending and before marking sends it again, under the same
- * delivery id for the receiver to drop. One round at a time.
+ * @module Alerts' notification outbox as the delivery rounds send it (src/outbox/delivery-rounds.ts:
+ * due, sent, marked, retried with backoff): e-mail through SMTP, webhooks in Slack, Discord or
+ * signed json form.
  */
 import type { StoredDelivery } from '../store/alerts.js';
 import type { Store } from '../store/store.js';
+import { DeliveryRounds, type DeliveryOutcome } from '../outbox/delivery-rounds.js';
 import { MAIL_FROM_SETTING, SMTP_URL_SETTING } from './alert-settings.js';
 import { sendWebhook, type EmailSender, type WebhookFormat } from './channel-senders.js';
-import { retryDelayMs } from './delivery-backoff.js';
 import { newWebhookSecret } from '../sources/webhook-signature.js';
 
-export type DeliveryOutcome = 'delivered' | 'retry' | 'failed';
+export type { DeliveryOutcome } from '../outbox/delivery-rounds.js';
 
 export interface DeliveryHooks {
   onOutcome?(channel: string, outcome: DeliveryOutcome, delivery: StoredDelivery, error?: string): void;
@@ -26,49 +23,32 @@ export function channelKind(channel: Record<string, unknown>): string {
 }
 
 export class AlertDeliveries {
-  private running: Promise<number> | undefined;
+  private readonly rounds: DeliveryRounds<StoredDelivery>;
 
   constructor(
     private readonly store: Store,
     private readonly email: EmailSender | undefined,
-    private readonly hooks: DeliveryHooks = {},
-    private readonly now: () => Date = () => new Date(),
-  ) {}
+    hooks: DeliveryHooks = {},
+    now: () => Date = () => new Date(),
+  ) {
+    this.rounds = new DeliveryRounds<StoredDelivery>({
+      committed: () => store.commits.committed(),
+      due: (at, limit) => store.alerts.due(at, limit),
+      send: (delivery) => this.send(delivery),
+      markDelivered: (id, at) => store.alerts.markDelivered(id, at),
+      markAttemptFailed: (id, error, retryAt) => store.alerts.markAttemptFailed(id, error, retryAt),
+      onOutcome: (outcome, delivery, error) => hooks.onOutcome?.(channelKind(delivery.channel), outcome, delivery, error),
+    }, now);
+  }
 
   /** Sends what is due; resolves to how many were attempted. A round already running is joined, not doubled. */
   deliverDue(): Promise<number> {
-    this.running ??= this.round().finally(() => {
-      this.running = undefined;
-    });
-    return this.running;
+    return this.rounds.deliverDue();
   }
 
   /** Resolves once the round in progress (if any) has ended; starts none. */
-  async settled(): Promise<void> {
-    await this.running?.catch(() => undefined);
-  }
-
-  private async round(): Promise<number> {
-    await this.store.commits.committed();
-    const due = this.store.alerts.due(this.now().toISOString(), 50);
-    for (const delivery of due) await this.deliver(delivery);
-    return due.length;
-  }
-
-  private async deliver(delivery: StoredDelivery): Promise<void> {
-    const kind = channelKind(delivery.channel);
-    try {
-      await this.send(delivery);
-    } catch (error) {
-      const message = error instanceof Error ? error.message : String(error);
-      const wait = retryDelayMs(delivery.attempts + 1);
-      const retryAt = wait === null ? null : new Date(this.now().getTime() + wait).toISOString();
-      this.store.alerts.markAttemptFailed(delivery.id, message, retryAt);
-      this.hooks.onOutcome?.(kind, retryAt === null ? 'failed' : 'retry', delivery, message);
-      return;
-    }
-    this.store.alerts.markDelivered(delivery.id, this.now().toISOString());
-    this.hooks.onOutcome?.(kind, 'delivered', delivery);
+  settled(): Promise<void> {
+    return this.rounds.settled();
   }
 
   private async send(delivery: StoredDelivery): Promise<void> {

@@ -1,19 +1,16 @@
 /**
  * @module Sending one notification: e-mail through the SMTP server of CAIRN_SMTP_URL
- * (nodemailer), and webhooks through the outbound guard (src/net/guarded-fetch.ts: the URL is
+ * (nodemailer), and webhooks through src/net/webhook-post.ts (the outbound guard: the URL is
  * tenant input). Every message carries its delivery's id (`X-Cairn-Delivery`, and the e-mail's
  * Message-ID) so a receiver can drop the copy a crash between sending and recording may cause.
  * A send that did not succeed throws, saying why.
  */
 import nodemailer, { type Transporter } from 'nodemailer';
-import { guardedFetch, outboundRefusal } from '../net/guarded-fetch.js';
+import { DELIVERY_HEADER, postWebhook } from '../net/webhook-post.js';
 import type { AlertEvent, StoredAlert } from '../store/alerts.js';
 import type { MailSettings } from './alert-settings.js';
-import { discordBody, emailContent, jsonWebhookBody, signatureOf, slackBody } from './notification-content.js';
+import { discordBody, emailContent, jsonWebhookBody, slackBody } from './notification-content.js';
 
-export const DELIVERY_HEADER = 'X-Cairn-Delivery';
-export const SIGNATURE_HEADER = 'X-Cairn-Signature-256';
-const WEBHOOK_TIMEOUT_MS = 10_000;
 
 export type WebhookFormat = 'slack' | 'discord' | 'json';
 
@@ -61,25 +58,9 @@ export async function sendWebhook(
   event: AlertEvent,
   alert: StoredAlert,
 ): Promise<void> {
-  const body = webhookBody(target.format, event, alert);
-  const headers: Record<string, string> = { 'content-type': 'application/json', 'user-agent': 'cairn-alerts', [DELIVERY_HEADER]: deliveryId };
-  if (target.format === 'json') {
-    if (target.secret === undefined) throw new Error('the rule has no webhook secret to sign with');
-    headers[SIGNATURE_HEADER] = signatureOf(body, target.secret);
-  }
-  let answer: Awaited<ReturnType<typeof guardedFetch>>;
-  try {
-    answer = await guardedFetch(target.url, { method: 'POST', headers, body, redirect: 'manual', signal: AbortSignal.timeout(WEBHOOK_TIMEOUT_MS) });
-  } catch (error) {
-    const refused = outboundRefusal(error);
-    if (refused) throw new Error(`refused by cairn's outbound guard: ${refused.message}`, { cause: error });
-    const cause = error instanceof Error && error.cause instanceof Error ? `: ${error.cause.message}` : '';
-    throw new Error(`POST ${new URL(target.url).origin} failed: ${error instanceof Error ? error.message : String(error)}${cause}`, { cause: error });
-  }
-  if (answer.status >= 200 && answer.status < 300) {
-    await answer.body?.cancel();
-    return;
-  }
-  const text = (await answer.text().catch(() => '')).slice(0, 200);
-  throw new Error(`POST ${new URL(target.url).origin} answered HTTP ${answer.status}${text ? `: ${text}` : ''}`);
+  if (target.format === 'json' && target.secret === undefined) throw new Error('the rule has no webhook secret to sign with');
+  await postWebhook({
+    url: target.url, body: webhookBody(target.format, event, alert), deliveryId, userAgent: 'cairn-alerts',
+    secret: target.format === 'json' ? target.secret : undefined,
+  });
 }

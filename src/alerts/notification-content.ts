@@ -1,10 +1,9 @@
 /**
  * @module What a notification says, in each form: the e-mail's subject and text, the json
  * webhook's body `{event, alert, rule}`, Slack's `{text, blocks}` and Discord's `{content,
- * embeds}` (their incoming-webhook formats), and the json body's signature
+ * embeds}` (their incoming-webhook formats); the json body's signature is src/net/webhook-post.ts's
  * (`X-Cairn-Signature-256: sha256=<hex HMAC-SHA256 of the raw body>`). Pure.
  */
-import { createHmac } from 'node:crypto';
 import type { StoredAlert, AlertEvent } from '../store/alerts.js';
 import { alertRecord, type AlertRecord } from './alert-record.js';
 
@@ -79,7 +78,4 @@ export function discordBody(event: AlertEvent, alert: StoredAlert): { content: s
   };
 }
 
-/** `sha256=<hex HMAC-SHA256 of the raw body with the secret>`, the X-Cairn-Signature-256 header. */
-export function signatureOf(rawBody: string, secret: string): string {
-  return `sha256=${createHmac('sha256', secret).update(rawBody).digest('hex')}`;
-}
+export { signatureOf } from '../net/webhook-post.js';

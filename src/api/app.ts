@@ -38,6 +38,7 @@ import { sshKeyRoutes } from './routes/ssh-key-routes.js';
 import { alertRoutes } from './routes/alert-routes.js';
 import { reconcileRoutes } from './routes/reconcile-routes.js';
 import { sourceRoutes, sourceWebhookRoutes } from './routes/source-routes.js';
+import { webhookRoutes } from './routes/webhook-routes.js';
 import { bearerFromWebSocketSubprotocol, terminalRoutes } from './terminal/terminal-route.js';
 
 export const BODY_LIMIT = '1mb';
@@ -97,6 +98,7 @@ function v1Router(options: ApiAppOptions): Router {
   router.use(manifestRoutes(options));
   router.use(eventRoutes(options));
   router.use(sourceRoutes(options));
+  router.use(webhookRoutes(options));
   router.use(reconcileRoutes(options));
   router.use(billingRoutes(options));
   router.use(migrationRoutes(options, options.migrations ?? createMigrationService(options)));

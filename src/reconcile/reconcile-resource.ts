@@ -1,7 +1,9 @@
 /**
  * @module One reconcile of one resource, whatever its kind: read it fresh from the store, run
  * its kind's reconciler, and — on every path, failures included — record what happened in its
- * status (written once, only if changed) and, for new failures, a Warning event.
+ * status (written once, only if changed) and, for new failures, a Warning event; once that
+ * status is written, a Ready event when the resource became ready and a Failed one when it
+ * entered its failed phase (what event webhooks send as resource.ready and resource.failed).
  */
 import type { Kind } from '../model/kinds.js';
 import type { AnyStoredResource } from '../model/resource.js';
@@ -46,10 +48,16 @@ export async function reconcileResource(ctx: ReconcileContext, resource: AnyStor
     // its idempotency key (its pending create ends only with the write that records the id).
     return { ok: false, failure: statusConflict(resource), becameFailed: false };
   }
+  if (outcome.ok && outcome.becameReady) ctx.record(resource, 'Normal', REASON_BECAME_READY, `${resource.kind.toLowerCase()} ${resource.name} is ready`);
+  if (outcome.becameFailed) {
+    ctx.record(resource, 'Warning', REASON_BECAME_FAILED, `${resource.kind.toLowerCase()} ${resource.name} is ${draft.status.phase}: ${draft.condition('Ready')?.message ?? 'no reason given'}`);
+  }
   return outcome;
 }
 
 export const REASON_STATUS_CONFLICT = 'StatusConflict';
+export const REASON_BECAME_READY = 'Ready';
+export const REASON_BECAME_FAILED = 'Failed';
 export const REASON_CANCELLED = 'Cancelled';
 
 function statusConflict(r: AnyStoredResource): ClassifiedFailure {

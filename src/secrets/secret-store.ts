@@ -19,6 +19,8 @@ export type SecretPurpose =
   | 'ssh-key-pair'
   /** The secret that signs an AlertRule's json webhooks (X-Cairn-Signature-256); name = the rule's uid. */
   | 'alert-webhook'
+  /** The secret that signs an event webhook's deliveries (X-Cairn-Signature-256); name = the webhook's id. */
+  | 'event-webhook'
   /** cairn's own SSH key pair of a tenant (JSON, see src/ssh-keys/runtime-key.ts); name = `current` or `previous`. */
   | 'ssh-runtime-key'
   /** What a migration read from its platform (JSON: config var values, database URLs); name = the migration's id. */

@@ -7,12 +7,14 @@
  */
 import { randomUUID } from 'node:crypto';
 import type Database from 'better-sqlite3';
-import { decodeCursor, toPage, type Page, type PageRequest } from './paging.js';
+import { newestFirstPage } from './newest-first-page.js';
+import type { Page, PageRequest } from './paging.js';
+import { OutboxTable, shortError, type DeliveryStatus, type OutboxDelivery } from './outbox-table.js';
 import { StatementCache } from './sqlite.js';
 
 export type AlertState = 'firing' | 'resolved';
 export type AlertEvent = 'firing' | 'resolved';
-export type DeliveryStatus = 'pending' | 'delivered' | 'failed';
+export type { DeliveryStatus } from './outbox-table.js';
 
 /** Per (rule, server): since when the metric has been above the threshold, and evaluations in a row back at or below it while firing. */
 export interface AlertCondition {
@@ -40,20 +42,12 @@ export interface StoredAlert {
   resolvedValue: number | null;
 }
 
-export interface StoredDelivery {
-  id: string;
+export interface StoredDelivery extends OutboxDelivery {
   alertId: string;
-  tenant: string;
   channelIndex: number;
   /** The channel as the rule had it when the alert fired or resolved. */
   channel: Record<string, unknown>;
   event: AlertEvent;
-  status: DeliveryStatus;
-  attempts: number;
-  lastError: string | null;
-  nextAttemptAt: string;
-  deliveredAt: string | null;
-  createdAt: string;
 }
 
 export interface NewAlert {
@@ -100,17 +94,13 @@ function toDelivery(row: DeliveryRow): StoredDelivery {
   };
 }
 
-/** A delivery's error as kept: one line, at most 1,000 characters. */
-function shortError(message: string): string {
-  const line = message.replace(/\s+/g, ' ').trim();
-  return line.length > 1000 ? `${line.slice(0, 997)}...` : line;
-}
-
 export class Alerts {
   private readonly sql: StatementCache;
+  private readonly outbox: OutboxTable<DeliveryRow>;
 
   constructor(db: Database.Database) {
     this.sql = new StatementCache(db);
+    this.outbox = new OutboxTable<DeliveryRow>(db, 'alert_deliveries');
   }
 
   /** Tenants that have AlertRules (the evaluator's round visits each). */
@@ -199,12 +189,7 @@ export class Alerts {
 
   /** A tenant's alerts, newest first. */
   page(tenant: string, request: PageRequest): Page<StoredAlert> {
-    const after = request.cursor === undefined ? undefined : decodeCursor(request.cursor, 2);
-    const rows = (after === undefined
-      ? this.sql.get(`SELECT * FROM alerts WHERE tenant = ? ORDER BY started_at DESC, id DESC LIMIT ?`).all(tenant, request.limit + 1)
-      : this.sql.get(`SELECT * FROM alerts WHERE tenant = ? AND (started_at, id) < (?, ?) ORDER BY started_at DESC, id DESC LIMIT ?`)
-        .all(tenant, String(after[0]), String(after[1]), request.limit + 1)) as AlertRow[];
-    return toPage(rows.map(toAlert), request.limit, (a) => [a.startedAt, a.id]);
+    return newestFirstPage<AlertRow, StoredAlert>(this.sql, { table: 'alerts', timeColumn: 'started_at' }, tenant, request, toAlert, (row) => row.started_at);
   }
 
   deliveriesOf(alertId: string): StoredDelivery[] {
@@ -213,13 +198,12 @@ export class Alerts {
 
   /** Pending deliveries whose next attempt is due at `now`, oldest first. */
   due(now: string, limit: number): StoredDelivery[] {
-    return (this.sql.get(`SELECT * FROM alert_deliveries WHERE status = 'pending' AND next_attempt_at <= ? ORDER BY next_attempt_at, created_at LIMIT ?`)
-      .all(now, limit) as DeliveryRow[]).map(toDelivery);
+    return this.outbox.due(now, limit).map(toDelivery);
   }
 
   /** When the next pending delivery is due, if any is pending. */
   nextDueAt(): string | undefined {
-    return (this.sql.get(`SELECT min(next_attempt_at) AS at FROM alert_deliveries WHERE status = 'pending'`).get() as { at: string | null }).at ?? undefined;
+    return this.outbox.nextDueAt();
   }
 
   alertOf(delivery: StoredDelivery): StoredAlert | undefined {
@@ -228,15 +212,12 @@ export class Alerts {
 
   /** Sent: counted as an attempt and marked delivered. */
   markDelivered(id: string, at: string): void {
-    this.sql.get(`UPDATE alert_deliveries SET status = 'delivered', attempts = attempts + 1, delivered_at = ?, last_error = NULL WHERE id = ? AND status = 'pending'`).run(at, id);
+    this.outbox.markDelivered(id, at);
   }
 
   /** An attempt failed: the error is kept; tried again at `retryAt`, or failed for good when it is null. */
   markAttemptFailed(id: string, error: string, retryAt: string | null): void {
-    this.sql.get(
-      `UPDATE alert_deliveries SET attempts = attempts + 1, last_error = ?, status = CASE WHEN ? IS NULL THEN 'failed' ELSE 'pending' END,
-       next_attempt_at = coalesce(?, next_attempt_at) WHERE id = ? AND status = 'pending'`,
-    ).run(shortError(error), retryAt, retryAt, id);
+    this.outbox.markAttemptFailed(id, error, retryAt);
   }
 
   private addDeliveries(alertId: string, tenant: string, channels: readonly object[], event: AlertEvent, at: string): void {

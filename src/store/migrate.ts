@@ -18,6 +18,7 @@ import { BILLING_MIGRATION } from './migrations/012-billing.js';
 import { IDENTITIES_MIGRATION } from './migrations/013-identities.js';
 import { ALERTS_MIGRATION } from './migrations/014-alerts.js';
 import { PLATFORM_MIGRATIONS_MIGRATION } from './migrations/015-migrations.js';
+import { EVENT_WEBHOOKS_MIGRATION } from './migrations/016-event-webhooks.js';
 
 export const MIGRATIONS: readonly string[] = [
   RESOURCES_MIGRATION,
@@ -35,6 +36,7 @@ export const MIGRATIONS: readonly string[] = [
   IDENTITIES_MIGRATION,
   ALERTS_MIGRATION,
   PLATFORM_MIGRATIONS_MIGRATION,
+  EVENT_WEBHOOKS_MIGRATION,
 ];
 
 /**

@@ -19,6 +19,7 @@ import { billingEnabled } from '../billing/billing-settings.js';
 import { loadPlans, type Plan, type PlanId } from '../billing/plans.js';
 import { quotaCheckFor } from '../billing/quota.js';
 import { EventLog } from './events.js';
+import { EventWebhooks } from './event-webhooks.js';
 import { IdempotencyKeys } from './idempotency-keys.js';
 import { Identities } from './identities.js';
 import { Leases } from './lease.js';
@@ -84,6 +85,8 @@ export class Store {
   readonly alerts: Alerts;
   /** Moves from hosting platforms (Heroku, Railway) and their steps. */
   readonly platformMigrations: PlatformMigrations;
+  /** Outbound event webhooks, their delivery outbox and the dispatcher's cursor over `events`. */
+  readonly eventWebhooks: EventWebhooks;
   /**
    * Groups the reconcile loop's writes into one commit every few milliseconds; what must be
    * durable before cairn acts on it waits for `commits.committed()` (see commit-group.ts).
@@ -121,6 +124,7 @@ export class Store {
     this.billing = new BillingAccounts(db);
     this.alerts = new Alerts(db);
     this.platformMigrations = new PlatformMigrations(db);
+    this.eventWebhooks = new EventWebhooks(db);
     // Billing on: every write that adds a Server, Database or App is checked against the
     // tenant's plan, whichever process opened the store (serve, cairn apply, a sync).
     if (billingEnabled(env)) {

@@ -33,6 +33,7 @@ beforeAll(async () => {
   // Suspended: the repository is never fetched; the record is what the isolation checks need.
   ids.source = (await api.call('POST', '/api/v1/sources', { ...as, body: { name: 'infra', url: 'https://git.invalid/acme/infra.git', suspended: true } })).body.id;
   ids.alertRule = (await api.call('POST', '/api/v1/alert-rules', { ...as, body: { name: 'high-cpu', metric: 'cpu_percent', threshold: 90, selector: { server_ids: [ids.server] }, channels: [{ type: 'webhook', url: 'https://hooks.invalid/x', format: 'json' }] } })).body.id;
+  ids.webhook = (await api.call('POST', '/api/v1/webhooks', { ...as, body: { url: 'https://hooks.invalid/events', events: ['resource.created'] } })).body.id;
 }, 90_000);
 
 afterAll(async () => {
@@ -44,7 +45,7 @@ function concrete(template: string): string {
   const collection = /^\/api\/v1\/([a-z-]+)\//.exec(template)?.[1] ?? '';
   const idFor: Record<string, string | undefined> = {
     providers: ids.provider, servers: ids.server, databases: ids.database, apps: ids.app, tokens: ids.token, operations: ids.operation,
-    sources: ids.source, 'alert-rules': ids.alertRule,
+    sources: ids.source, 'alert-rules': ids.alertRule, webhooks: ids.webhook,
   };
   return template.replace('{id}', idFor[collection] ?? 'missing').replace('{backup_id}', ids.backup ?? 'missing');
 }

@@ -26,6 +26,7 @@ import { LOCAL_VENDOR_TENANTS_SETTING } from '../../security/host-access.js';
 import { serveTerminalUpgrades } from '../../api/terminal/terminal-upgrade.js';
 import { AlertLoops } from '../../alerts/alert-loops.js';
 import { AlertSettingError } from '../../alerts/alert-settings.js';
+import { EventWebhookLoop } from '../../event-webhooks/event-webhook-loop.js';
 
 interface ServeOptions {
   apply?: string[];
@@ -101,6 +102,7 @@ export function registerServeCommand(program: Command): void {
           reconciling = false;
           void sources.stop();
           void alerts.stop();
+          void eventWebhooks.stop();
           console.error('lost the reconcile lease to another process; waiting to take it back');
           controller = makeController();
           retry = setTimeout(tryStart, LEASE_RETRY_MS);
@@ -140,6 +142,8 @@ export function registerServeCommand(program: Command): void {
       if (error instanceof AlertSettingError) throw new CliError(error.message);
       throw error;
     }
+    // Event webhooks too: what the event log records is dispatched and sent by the lease holder.
+    const eventWebhooks = new EventWebhookLoop(store, app.metrics);
     const tls = options.tls === true || options.tlsCert !== undefined || options.tlsKey !== undefined
       ? await (await import('../serve-tls.js')).tlsIdentity(dataDir, options.host, { cert: options.tlsCert, key: options.tlsKey })
       : undefined;
@@ -171,6 +175,7 @@ export function registerServeCommand(program: Command): void {
         // Migrations interrupted by a stop or a crash continue where they were (without an API key).
         const resumed = app.migrations.runner.resumeUnfinished();
         if (resumed > 0) console.log(`resuming ${resumed} unfinished migration${resumed === 1 ? '' : 's'}`);
+        eventWebhooks.start();
         if (!watching) {
           watching = true;
           for (const w of watches) {
@@ -196,6 +201,7 @@ export function registerServeCommand(program: Command): void {
             reconciling = false;
             await sources.stop();
             await alerts.stop();
+            await eventWebhooks.stop();
             await stopped.stop();
           },
           afterWrite: () => controller.readFeed(),
@@ -219,6 +225,7 @@ export function registerServeCommand(program: Command): void {
           .then(() => sources.stop())
           .then(() => alerts.stop())
           .then(() => alerts.close())
+          .then(() => eventWebhooks.stop())
           .then(() => (kubernetes ? kubernetes.stop() : undefined))
           .then(() => app.migrations.runner.stop())
           .then(() => controller.stop())

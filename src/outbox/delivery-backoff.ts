@@ -1,5 +1,5 @@
 /**
- * @module When a failed notification is tried again: exponential backoff from one second,
+ * @module When a failed delivery (alert notification, event webhook) is tried again: exponential backoff from one second,
  * doubling per failed attempt, capped at five minutes, and given up after MAX_ATTEMPTS attempts.
  */
 
