@@ -11,6 +11,7 @@ import { canonicalJson } from '../model/canonical-json.js';
 import type { StoredResource } from '../model/resource.js';
 import type { DeploymentRollout } from '../store/deployments.js';
 import type { ReconcileContext } from './context.js';
+import { readDeploymentLog } from './deployment-log.js';
 import { classifyFailure, doing } from './errors.js';
 import type { StatusDraft } from './status-draft.js';
 
@@ -35,7 +36,7 @@ export function rolloutDrift(ctx: ReconcileContext, r: StoredResource<'App'>, de
   const current = ctx.store.deployments.current(r.uid);
   const requested = ctx.store.deployments.nextToRollOut(r.uid);
   if (current?.configDigest !== configDigest(desired, requested?.id ?? current?.id)) {
-    return requested?.trigger === 'api' ? [] : [`configuration changed: deploying release ${observed.release + 1}`];
+    return requested !== undefined && requested.trigger !== 'config' ? [] : [`configuration changed: deploying release ${observed.release + 1}`];
   }
   if (current.releaseDigest !== observed.releaseDigest) {
     return [`release ${observed.release} at the vendor is not the one cairn deployed: deploying again`];
@@ -49,7 +50,7 @@ export function rolloutDrift(ctx: ReconcileContext, r: StoredResource<'App'>, de
  */
 export function requestedRollout(ctx: ReconcileContext, r: StoredResource<'App'>, desired: AppDesired, observed: AppObserved): { reason: string; message: string } | null {
   const requested = ctx.store.deployments.nextToRollOut(r.uid);
-  if (requested?.trigger !== 'api') return null;
+  if (requested === undefined || requested.trigger === 'config') return null;
   if (ctx.store.deployments.current(r.uid)?.configDigest === configDigest(desired, requested.id)) return null;
   return { reason: REASON_DEPLOYMENT_REQUESTED, message: `deployment ${requested.version} was requested: deploying release ${observed.release + 1}` };
 }
@@ -101,6 +102,11 @@ export async function trackRollout(ctx: ReconcileContext, r: StoredResource<'App
   if (observed.release < deployment.release) return;
   if (observed.status !== 'running' && observed.status !== 'stopped' && observed.status !== 'failed') return;
   const tail = r.spec.build ? await buildOutputTail(await runtime(), observed.id, deployment) : null;
+  if (deployment.startedAt !== null) {
+    const started = deployment.startedAt;
+    const log = await doing('read the deployment\'s log', async () => readDeploymentLog(await runtime(), observed.id, started));
+    ctx.store.deployments.keepBuildLog(deployment.id, log);
+  }
   const serving = observed.servingRelease;
   if (serving !== undefined && serving !== null) {
     finish(ctx, r, deployment, 'failed', `${releaseFailure(observed)}; release ${serving} keeps serving`, null, tail);

@@ -16,6 +16,7 @@ import { STATUS_VERSION_MIGRATION } from './migrations/010-status-version.js';
 import { SSH_HOST_KEYS_MIGRATION } from './migrations/011-ssh-host-keys.js';
 import { BILLING_MIGRATION } from './migrations/012-billing.js';
 import { IDENTITIES_MIGRATION } from './migrations/013-identities.js';
+import { DEPLOY_ON_PUSH_MIGRATION } from './migrations/014-deploy-on-push.js';
 
 export const MIGRATIONS: readonly string[] = [
   RESOURCES_MIGRATION,
@@ -31,6 +32,7 @@ export const MIGRATIONS: readonly string[] = [
   SSH_HOST_KEYS_MIGRATION,
   BILLING_MIGRATION,
   IDENTITIES_MIGRATION,
+  DEPLOY_ON_PUSH_MIGRATION,
 ];
 
 /**
