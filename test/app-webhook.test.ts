@@ -3,7 +3,8 @@
  * from a real git server on loopback. A GitHub-signed push to the App's branch deploys the
  * pushed commit (the app's answer changes) and its deployment keeps the build output; a forged
  * signature is a 401 and a push to another branch deploys nothing; a replayed delivery makes no
- * second deployment; a rotation retires the old secret.
+ * second deployment; a rotation retires the old secret. A Node.js app with no build or command
+ * is built and started by detection (npm install, npm run build, npm start).
  */
 /* eslint-disable @typescript-eslint/no-explicit-any, @typescript-eslint/no-unsafe-return -- answers are JSON checked by assertions and by the OpenAPI document, not by types */
 import { writeFileSync } from 'node:fs';
@@ -153,6 +154,22 @@ describe('deploy on push', () => {
     expect(answer.status).toBe(409);
     expect(answer.body.detail).toMatch(/no git source/);
   });
+
+  it('builds and starts a Node.js app that gives no build or command, by detection', async () => {
+    const node = gitServer.createRepository('detected', {
+      'package.json': JSON.stringify({ name: 'detected', version: '1.0.0', scripts: { build: 'node build.js', start: 'node server.js' } }),
+      'build.js': "require('fs').writeFileSync('built.txt', 'by npm run build')",
+      'server.js': serverJs(7),
+    });
+    const created = await call('POST', '/api/v1/apps', { name: 'detected', server_id: serverId, source: { git: { url: node.url, ref: 'main' } } });
+    expect(created.status).toBe(202);
+    const app = await api.until<any>(`/api/v1/apps/${created.body.id}`, token, (a) => a.status === 'running' || a.status === 'failed', 90_000);
+    expect(app.status).toBe('running');
+    expect(await visit(app.url)).toEqual({ version: 7, built: 'by npm run build' });
+    const [deployment] = await deployments(created.body.id);
+    const log = await call('GET', `/api/v1/apps/${created.body.id}/deployments/${deployment.id}/log`);
+    expect(log.text).toContain('detected node: build npm install && npm run build --if-present; start npm start');
+  }, 120_000);
 
   it('answers only as the API document says', () => {
     expect(contractProblems).toEqual([]);
