@@ -1,6 +1,8 @@
 /**
  * @module Deployments of apps: every rollout to the vendor belongs to one — the newest queued
- * through the API, or one the reconciler adds (trigger `config`) when the configuration changed.
+ * through the API or a push webhook, or one the reconciler adds (trigger `config`) when the
+ * configuration changed. When it settles, it keeps the runtime's log since its start (its build
+ * and start output).
  * The requested deployment's id is part of the configuration digest, so asking for a
  * deployment is itself a change that rolls out a release. A deployment is deploying until its
  * release settles: succeeded (running or stopped, with the commit) or failed.
@@ -45,7 +47,7 @@ export function rolloutDrift(ctx: ReconcileContext, r: StoredResource<'App'>, de
 }
 
 /**
- * A deployment asked for through the API that is not rolled out yet: a change the user asked
+ * A deployment asked for through the API or a push webhook that is not rolled out yet: a change the user asked
  * for without a new generation, so neither drift nor subject to self-heal being off.
  */
 export function requestedRollout(ctx: ReconcileContext, r: StoredResource<'App'>, desired: AppDesired, observed: AppObserved): { reason: string; message: string } | null {
