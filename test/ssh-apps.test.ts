@@ -241,6 +241,25 @@ describe('the SSH runtime\'s apps on a host', () => {
     expect(logs).toContainEqual(expect.objectContaining({ stream: 'stdout', line: 'compiling' }));
   });
 
+  it('starts a release with no command from the Procfile web: line it detects before the upload', async () => {
+    writeFileSync(join(sourceDir, 'Procfile'), `web: exec node server.js ${marker}\n`);
+    try {
+      // The same greeting as the serving release (the next tests expect v3), from a new process.
+      const before = await fetchText(url);
+      const detected = await apps.update(id, desired({ GREETING: 'v3' }, { command: null }));
+      const after = await settled(id, key, (a) => a?.release === detected.release && a.status !== 'deploying', 'the detected release to settle');
+      expect(after).toMatchObject({ status: 'running', release: detected.release });
+      expect(after.servingRelease ?? null).toBeNull();
+      const served = await fetchText(url);
+      expect(served).toMatch(/^v3 /);
+      expect(served).not.toBe(before);
+      const logs = await apps.logs(id, { tail: 50 });
+      expect(logs).toContainEqual(expect.objectContaining({ stream: 'system', line: expect.stringContaining(`detected procfile: build (none); start exec node server.js ${marker}`) }));
+    } finally {
+      rmSync(join(sourceDir, 'Procfile'), { force: true });
+    }
+  });
+
   it('finds the app on its host by key when cairn\'s data dir is lost: no second app', async () => {
     const dataDir = mkdtempSync(join(tmpdir(), 'cairn-ssh-lost-'));
     const fresh = new SshApps({ ...options, dataDir, index: RuntimeIndex.of(dataDir) });

@@ -22,6 +22,7 @@ import { notFoundHandler, problemHandler } from './problem.js';
 import { ProviderCatalogs } from './provider-catalog.js';
 import { requestLog } from './request-log.js';
 import { appRoutes } from './routes/app-routes.js';
+import { appWebhookRoutes } from './routes/app-webhook-routes.js';
 import { billingRoutes, billingWebhookRoutes } from './routes/billing-routes.js';
 import { sessionRoutes, signInRoutes } from './routes/auth-routes.js';
 import { identityRoutes, identitySignInRoutes } from './routes/identity-routes.js';
@@ -81,6 +82,7 @@ function v1Router(options: ApiAppOptions): Router {
   router.use(signInRoutes(options.auth));
   router.use(identitySignInRoutes(identitySignIn));
   router.use(sourceWebhookRoutes(options));
+  router.use(appWebhookRoutes(options));
   router.use(billingWebhookRoutes(options));
   router.use(bearerFromWebSocketSubprotocol);
   router.use(authenticate(options.auth));

@@ -1,6 +1,8 @@
 /**
  * @module Deployments of apps: every rollout to the vendor belongs to one — the newest queued
- * through the API, or one the reconciler adds (trigger `config`) when the configuration changed.
+ * through the API or a push webhook, or one the reconciler adds (trigger `config`) when the
+ * configuration changed. When it settles, it keeps the runtime's log since its start (its build
+ * and start output).
  * The requested deployment's id is part of the configuration digest, so asking for a
  * deployment is itself a change that rolls out a release. A deployment is deploying until its
  * release settles: succeeded (running or stopped, with the commit) or failed.
@@ -11,6 +13,7 @@ import { canonicalJson } from '../model/canonical-json.js';
 import type { StoredResource } from '../model/resource.js';
 import type { DeploymentRollout } from '../store/deployments.js';
 import type { ReconcileContext } from './context.js';
+import { readDeploymentLog } from './deployment-log.js';
 import { classifyFailure, doing } from './errors.js';
 import type { StatusDraft } from './status-draft.js';
 
@@ -35,7 +38,7 @@ export function rolloutDrift(ctx: ReconcileContext, r: StoredResource<'App'>, de
   const current = ctx.store.deployments.current(r.uid);
   const requested = ctx.store.deployments.nextToRollOut(r.uid);
   if (current?.configDigest !== configDigest(desired, requested?.id ?? current?.id)) {
-    return requested?.trigger === 'api' ? [] : [`configuration changed: deploying release ${observed.release + 1}`];
+    return requested !== undefined && requested.trigger !== 'config' ? [] : [`configuration changed: deploying release ${observed.release + 1}`];
   }
   if (current.releaseDigest !== observed.releaseDigest) {
     return [`release ${observed.release} at the vendor is not the one cairn deployed: deploying again`];
@@ -44,12 +47,12 @@ export function rolloutDrift(ctx: ReconcileContext, r: StoredResource<'App'>, de
 }
 
 /**
- * A deployment asked for through the API that is not rolled out yet: a change the user asked
+ * A deployment asked for through the API or a push webhook that is not rolled out yet: a change the user asked
  * for without a new generation, so neither drift nor subject to self-heal being off.
  */
 export function requestedRollout(ctx: ReconcileContext, r: StoredResource<'App'>, desired: AppDesired, observed: AppObserved): { reason: string; message: string } | null {
   const requested = ctx.store.deployments.nextToRollOut(r.uid);
-  if (requested?.trigger !== 'api') return null;
+  if (requested === undefined || requested.trigger === 'config') return null;
   if (ctx.store.deployments.current(r.uid)?.configDigest === configDigest(desired, requested.id)) return null;
   return { reason: REASON_DEPLOYMENT_REQUESTED, message: `deployment ${requested.version} was requested: deploying release ${observed.release + 1}` };
 }
@@ -101,6 +104,11 @@ export async function trackRollout(ctx: ReconcileContext, r: StoredResource<'App
   if (observed.release < deployment.release) return;
   if (observed.status !== 'running' && observed.status !== 'stopped' && observed.status !== 'failed') return;
   const tail = r.spec.build ? await buildOutputTail(await runtime(), observed.id, deployment) : null;
+  if (deployment.startedAt !== null) {
+    const started = deployment.startedAt;
+    const log = await doing('read the deployment\'s log', async () => readDeploymentLog(await runtime(), observed.id, started));
+    ctx.store.deployments.keepBuildLog(deployment.id, log);
+  }
   const serving = observed.servingRelease;
   if (serving !== undefined && serving !== null) {
     finish(ctx, r, deployment, 'failed', `${releaseFailure(observed)}; release ${serving} keeps serving`, null, tail);

@@ -165,6 +165,7 @@ const appAdapter: ManagedAdapter<'App', AppDesired, AppObserved> = {
     ctx.store.transaction(() => {
       ctx.store.deployments.failUnfinished(r.uid, `App/${r.name} was deleted`);
       ctx.store.actions.failOpen(r.uid, `App/${r.name} was deleted`);
+      ctx.store.appWebhookSecrets.remove(r.tenant, r.uid);
     });
   },
 };

@@ -15,6 +15,8 @@ export type SecretPurpose =
   | 'source-credentials'
   /** The secret that signs a git source's push webhooks; name = the source's id. */
   | 'source-webhook'
+  /** The secret that signs an App's push webhooks (deploy on push); name = the App's uid. */
+  | 'app-webhook'
   /** A key pair cairn generated for an SSHKey (JSON, see src/ssh-keys/sealed-pairs.ts); name = the SSHKey's uid. */
   | 'ssh-key-pair'
   /** The secret that signs an AlertRule's json webhooks (X-Cairn-Signature-256); name = the rule's uid. */

@@ -1,5 +1,5 @@
 /**
- * @module Verifies a push webhook against the source's secret, in constant time: GitHub signs the
+ * @module Verifies a push webhook (a git source's or an App's) against its secret, in constant time: GitHub signs the
  * raw body (`X-Hub-Signature-256: sha256=<hex HMAC-SHA256>`), GitLab sends the secret itself
  * (`X-Gitlab-Token`). Anything else, or a mismatch, is refused.
  */
@@ -26,11 +26,11 @@ export function githubSignature(secret: string, body: string | Buffer): string {
 export function verifyWebhook(header: (name: string) => string | undefined, rawBody: Buffer, secret: string): WebhookVerdict {
   const signature = header('x-hub-signature-256');
   if (signature !== undefined) {
-    return sameSecret(signature, githubSignature(secret, rawBody)) ? { ok: true, sender: 'github' } : { ok: false, reason: 'X-Hub-Signature-256 does not match the body signed with the source\'s webhook secret' };
+    return sameSecret(signature, githubSignature(secret, rawBody)) ? { ok: true, sender: 'github' } : { ok: false, reason: 'X-Hub-Signature-256 does not match the body signed with the webhook secret' };
   }
   const token = header('x-gitlab-token');
   if (token !== undefined) {
-    return sameSecret(token, secret) ? { ok: true, sender: 'gitlab' } : { ok: false, reason: 'X-Gitlab-Token is not the source\'s webhook secret' };
+    return sameSecret(token, secret) ? { ok: true, sender: 'gitlab' } : { ok: false, reason: 'X-Gitlab-Token is not the webhook secret' };
   }
   return { ok: false, reason: 'the webhook carries no signature: send X-Hub-Signature-256 (GitHub) or X-Gitlab-Token (GitLab)' };
 }

@@ -1,6 +1,7 @@
 /** @module Tests of the deployment records: versions, waking the app, rollout bookkeeping, superseding. */
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { NotFoundError } from '../model/errors.js';
+import { BUILD_LOG_MAX_BYTES, lastBytes } from './deployments.js';
 import { openRecordsFixture, type RecordsFixture } from './records-fixture.js';
 
 let f: RecordsFixture;
@@ -46,5 +47,27 @@ describe('Deployments', () => {
     f.store.deployments.request('default', f.appUid, { ref: null });
     const config = f.store.deployments.addForConfig('default', f.appUid);
     expect(config).toMatchObject({ version: 2, trigger: 'config', status: 'queued' });
+  });
+});
+
+describe('deployments from push webhooks', () => {
+  it('keep their trigger, pushed commit and delivery, found again by the delivery id', () => {
+    const pushed = f.store.deployments.request('default', f.appUid, { ref: null, trigger: 'webhook', commit: 'abc1234', deliveryId: 'delivery-1' });
+    expect(pushed).toMatchObject({ trigger: 'webhook', commit: 'abc1234', status: 'queued' });
+    expect(f.store.deployments.byDelivery(f.appUid, 'delivery-1')?.id).toBe(pushed.id);
+    expect(f.store.deployments.byDelivery(f.appUid, 'delivery-2')).toBeUndefined();
+    expect(() => f.store.deployments.request('default', f.appUid, { ref: null, trigger: 'webhook', commit: 'abc1234', deliveryId: 'delivery-1' })).toThrow(/UNIQUE/);
+  });
+
+  it('keep the last MiB of their build log, cut at a line', () => {
+    const d = f.store.deployments.request('default', f.appUid, { ref: null });
+    expect(f.store.deployments.buildLog(d.id)).toBeUndefined();
+    const line = `${'x'.repeat(99)}\n`;
+    f.store.deployments.keepBuildLog(d.id, `first line\n${line.repeat(BUILD_LOG_MAX_BYTES / 100 + 10)}`);
+    const kept = f.store.deployments.buildLog(d.id) ?? '';
+    expect(Buffer.byteLength(kept)).toBeLessThanOrEqual(BUILD_LOG_MAX_BYTES);
+    expect(kept.startsWith('x'.repeat(99))).toBe(true);
+    expect(kept).not.toContain('first line');
+    expect(lastBytes('short\n', 100)).toBe('short\n');
   });
 });

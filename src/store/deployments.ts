@@ -9,7 +9,7 @@ import type Database from 'better-sqlite3';
 import { NotFoundError } from '../model/errors.js';
 import type { WakeResource } from './backups.js';
 import { decodeCursor, toPage, type Page, type PageRequest } from './paging.js';
-import type { DeploymentRecord, DeploymentStatus } from './records.js';
+import type { DeploymentRecord, DeploymentStatus, DeploymentTrigger } from './records.js';
 import { nowIso, StatementCache } from './sqlite.js';
 
 /** A deployment with what the reconciler tracks of its rollout. */
@@ -36,7 +36,7 @@ interface DeploymentRow {
   app_uid: string;
   version: number;
   status: DeploymentStatus;
-  trigger: 'api' | 'config';
+  trigger: DeploymentTrigger;
   ref: string | null;
   commit_sha: string | null;
   message: string | null;
@@ -73,6 +73,26 @@ function toRollout(row: DeploymentRow): DeploymentRollout {
   return { ...toRecord(row), release: row.release, configDigest: row.config_digest, releaseDigest: row.release_digest };
 }
 
+/** How much of a deployment's build and start output is kept: its last MiB. */
+export const BUILD_LOG_MAX_BYTES = 1024 * 1024;
+
+/** What asks for a deployment: the API (the default) or a push webhook, with the pushed commit and the delivery's id. */
+export interface DeploymentRequest {
+  ref: string | null;
+  trigger?: 'api' | 'webhook';
+  commit?: string | null;
+  deliveryId?: string | null;
+}
+
+/** The last `max` bytes of `text`, starting on a whole line when it was cut. */
+export function lastBytes(text: string, max: number): string {
+  const bytes = Buffer.from(text, 'utf8');
+  if (bytes.length <= max) return text;
+  const cut = bytes.subarray(bytes.length - max).toString('utf8');
+  const newline = cut.indexOf('\n');
+  return newline >= 0 ? cut.slice(newline + 1) : cut;
+}
+
 export class Deployments {
   private readonly sql: StatementCache;
 
@@ -83,14 +103,34 @@ export class Deployments {
     this.sql = new StatementCache(db);
   }
 
-  /** Queues a deployment asked for through the API (the next version) and wakes the app's reconciler. */
-  request(tenant: string, appUid: string, options: { ref: string | null }): DeploymentRecord {
+  /**
+   * Queues a deployment asked for through the API or a push webhook (the next version) and wakes
+   * the app's reconciler. A webhook's delivery id is kept: `byDelivery` finds it again.
+   */
+  request(tenant: string, appUid: string, options: DeploymentRequest): DeploymentRecord {
     return this.db
       .transaction((): DeploymentRecord => {
         if (!this.wake(appUid, tenant, 'App')) throw new NotFoundError(`no app has id ${appUid}`);
-        return toRecord(this.insert(tenant, appUid, 'api', options.ref));
+        return toRecord(this.insert(tenant, appUid, options.trigger ?? 'api', options.ref, options.commit ?? null, options.deliveryId ?? null));
       })
       .immediate();
+  }
+
+  /** The deployment a webhook delivery already asked for, if any. */
+  byDelivery(appUid: string, deliveryId: string): DeploymentRecord | undefined {
+    const row = this.sql.get(`SELECT ${COLUMNS} FROM deployments WHERE app_uid = ? AND delivery_id = ?`).get(appUid, deliveryId) as DeploymentRow | undefined;
+    return row && toRecord(row);
+  }
+
+  /** Keeps the build and start output of a deployment, cut to its last `BUILD_LOG_MAX_BYTES`. */
+  keepBuildLog(id: string, text: string): void {
+    this.sql.get(`UPDATE deployments SET build_log = ? WHERE id = ?`).run(lastBytes(text, BUILD_LOG_MAX_BYTES), id);
+  }
+
+  /** The kept build and start output, or undefined when none was kept (yet). */
+  buildLog(id: string): string | undefined {
+    const row = this.sql.get(`SELECT build_log FROM deployments WHERE id = ?`).get(id) as { build_log: string | null } | undefined;
+    return row?.build_log ?? undefined;
   }
 
   get(id: string): DeploymentRecord | undefined {
@@ -199,12 +239,15 @@ export class Deployments {
     return this.sql.get(`SELECT ${COLUMNS} FROM deployments WHERE id = ?`).get(id) as DeploymentRow | undefined;
   }
 
-  private insert(tenant: string, appUid: string, trigger: 'api' | 'config', ref: string | null): DeploymentRow {
+  private insert(tenant: string, appUid: string, trigger: DeploymentTrigger, ref: string | null, commit: string | null = null, deliveryId: string | null = null): DeploymentRow {
     const id = randomUUID();
     const next = this.sql.get(`SELECT COALESCE(MAX(version), 0) + 1 AS version FROM deployments WHERE app_uid = ?`).get(appUid) as { version: number };
     this.sql
-      .get(`INSERT INTO deployments (id, tenant, app_uid, version, status, trigger, ref, created_at) VALUES (?, ?, ?, ?, 'queued', ?, ?, ?)`)
-      .run(id, tenant, appUid, next.version, trigger, ref, nowIso());
+      .get(
+        `INSERT INTO deployments (id, tenant, app_uid, version, status, trigger, ref, commit_sha, delivery_id, created_at)
+         VALUES (?, ?, ?, ?, 'queued', ?, ?, ?, ?, ?)`,
+      )
+      .run(id, tenant, appUid, next.version, trigger, ref, commit, deliveryId, nowIso());
     return this.row(id) as DeploymentRow;
   }
 }

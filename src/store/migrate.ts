@@ -19,6 +19,7 @@ import { IDENTITIES_MIGRATION } from './migrations/013-identities.js';
 import { ALERTS_MIGRATION } from './migrations/014-alerts.js';
 import { PLATFORM_MIGRATIONS_MIGRATION } from './migrations/015-migrations.js';
 import { EVENT_WEBHOOKS_MIGRATION } from './migrations/016-event-webhooks.js';
+import { DEPLOY_ON_PUSH_MIGRATION } from './migrations/017-deploy-on-push.js';
 
 export const MIGRATIONS: readonly string[] = [
   RESOURCES_MIGRATION,
@@ -37,6 +38,7 @@ export const MIGRATIONS: readonly string[] = [
   ALERTS_MIGRATION,
   PLATFORM_MIGRATIONS_MIGRATION,
   EVENT_WEBHOOKS_MIGRATION,
+  DEPLOY_ON_PUSH_MIGRATION,
 ];
 
 /**

@@ -24,6 +24,9 @@ export interface BackupRecord {
   completedAt: string | null;
 }
 
+/** What asked for a deployment. `api` and `webhook` are requests; `config` is the reconciler's. */
+export type DeploymentTrigger = 'api' | 'config' | 'webhook';
+
 export type DeploymentStatus = 'queued' | 'building' | 'deploying' | 'succeeded' | 'failed';
 
 export interface DeploymentRecord {
@@ -33,8 +36,8 @@ export interface DeploymentRecord {
   /** 1, 2, 3... per app. */
   version: number;
   status: DeploymentStatus;
-  /** `api` for POST /apps/{id}/deploy, `config` when the reconciler rolled out a changed spec. */
-  trigger: 'api' | 'config';
+  /** `api` for POST /apps/{id}/deploy, `webhook` for a push to the App's ref, `config` when the reconciler rolled out a changed spec. */
+  trigger: DeploymentTrigger;
   ref: string | null;
   commit: string | null;
   message: string | null;

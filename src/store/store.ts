@@ -10,6 +10,7 @@ import { Actions } from './actions.js';
 import { Alerts } from './alerts.js';
 import { Backups, type WakeResource } from './backups.js';
 import { CommitGroup } from './commit-group.js';
+import { AppWebhookSecrets } from './app-webhook-secrets.js';
 import { Deployments } from './deployments.js';
 import { ApiTokens } from './api-tokens.js';
 import { AppliedConfigurations } from './applied-configurations.js';
@@ -63,6 +64,8 @@ export class Store {
   readonly actions: Actions;
   /** Secrets at rest, encrypted under the data dir's master key (loaded on first use). */
   readonly secrets: EncryptedSecrets;
+  /** The secrets of Apps' push webhooks (deploy on push). */
+  readonly appWebhookSecrets: AppWebhookSecrets;
   readonly tenants: Tenants;
   /** Users and their memberships of tenants. */
   readonly users: Users;
@@ -111,6 +114,7 @@ export class Store {
     this.deployments = new Deployments(db, wake);
     this.actions = new Actions(db, wake);
     this.secrets = new EncryptedSecrets(db, () => this.loadKeyring());
+    this.appWebhookSecrets = new AppWebhookSecrets(this.secrets);
     this.tenants = new Tenants(db);
     this.users = new Users(db);
     this.sessions = new AuthSessions(db);

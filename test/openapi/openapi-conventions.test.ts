@@ -51,12 +51,13 @@ const EXPECTED_ROUTES = [
   'GET /api/v1/migrations/platform-a/projects', 'POST /api/v1/migrations/platform-a/migrate', 'GET /api/v1/migrations/platform-b/apps',
   'POST /api/v1/migrations/platform-b/analyze', 'POST /api/v1/migrations/platform-b/migrate', 'GET /api/v1/migrations', 'GET /api/v1/migrations/{id}',
   'POST /api/v1/migrations/{id}/retry',
+  'POST /api/v1/apps/{id}/webhook', 'POST /api/v1/apps/{id}/webhook-secret/rotate', 'GET /api/v1/apps/{id}/deployments/{deployment}/log',
 ];
 
 /** API.md: every route needs a bearer token but these. */
 const PUBLIC_ROUTES = new Set([
   'POST /api/v1/auth/login', 'POST /api/v1/auth/refresh', 'GET /.well-known/jwks.json', 'GET /api/v1/openapi.json', 'GET /healthz', 'GET /readyz', 'GET /metrics',
-  'POST /api/v1/sources/{id}/webhook', 'POST /api/v1/billing/webhook',
+  'POST /api/v1/sources/{id}/webhook', 'POST /api/v1/billing/webhook', 'POST /api/v1/apps/{id}/webhook',
   'GET /api/v1/auth/github', 'GET /api/v1/auth/google', 'GET /api/v1/auth/gitlab',
   'GET /api/v1/auth/github/callback', 'GET /api/v1/auth/google/callback', 'GET /api/v1/auth/gitlab/callback',
   'POST /api/v1/auth/exchange',

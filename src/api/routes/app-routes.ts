@@ -3,8 +3,10 @@
  * optionally of another ref), stop and start; logs and deployment history.
  */
 import { Router, type Request, type Response } from 'express';
-import { ConflictError, ValidationError } from '../../model/errors.js';
+import { ConflictError, ForbiddenError, NotFoundError, ValidationError } from '../../model/errors.js';
 import type { StoredResource } from '../../model/resource.js';
+import { liveBuildLog } from '../app-build-log.js';
+import { requestDeployment } from '../app-deploy.js';
 import { allowed } from '../authentication.js';
 import type { ApiDeps } from '../deps.js';
 import { listBody, pageRequest, queryText } from '../pagination.js';
@@ -17,9 +19,6 @@ import { pathId, sendRecord, setLocation } from '../respond.js';
 import { runtimeOf } from '../runtime-access.js';
 import { expectedVersion } from '../versioning.js';
 import type { ActionType } from '../../store/records.js';
-
-/** Set by each API deploy, so that a deploy of an unchanged app still rolls out a new release. */
-export const DEPLOYMENT_ANNOTATION = 'cairn.dev/deployment';
 
 const MAX_LOG_TAIL = 1000;
 
@@ -49,10 +48,24 @@ export function appRoutes(deps: ApiDeps): Router {
     const lookup = lookupFor(principal.tenant);
     const server = lookup.referenced('Server', body.server_id, '/server_id');
     const manifest = checkManifest(appManifest(body, server.name, databaseNames(lookup, body.database_ids) ?? []));
-    const created = store.resources.create(principal.tenant, 'api', manifest) as StoredResource<'App'>;
+    const { created, webhookSecret } = store.transaction(() => {
+      const created = store.resources.create(principal.tenant, 'api', manifest) as StoredResource<'App'>;
+      return { created, webhookSecret: created.spec.source.git ? store.appWebhookSecrets.rotate(principal.tenant, created.uid) : undefined };
+    });
     deps.afterWrite();
     setLocation(req, res, 'apps', created.uid);
-    sendRecord(res, 202, created.specVersion, record(created, lookup));
+    // The push webhook's secret is shown once, here; a rotation makes and shows a new one.
+    sendRecord(res, 202, created.specVersion, { ...record(created, lookup), ...(webhookSecret !== undefined ? { webhook_secret: webhookSecret } : {}) });
+  });
+
+  router.post('/apps/:id/webhook-secret/rotate', (req, res) => {
+    const principal = allowed(res, 'write');
+    if (principal.role !== 'owner' && principal.role !== 'admin') throw new ForbiddenError(`role ${principal.role} may not rotate an app's webhook secret; an owner or admin may`);
+    validateBody('post', '/apps/{id}/webhook-secret/rotate', req.body ?? {});
+    const app = lookupFor(principal.tenant).byId('App', pathId(req));
+    if (!app.spec.source.git) throw new ConflictError(`app ${app.name} has no git source, so it has no push webhook`);
+    const webhookSecret = store.appWebhookSecrets.rotate(principal.tenant, app.uid);
+    res.json({ app_id: app.uid, webhook_secret: webhookSecret, webhook_path: `/api/v1/apps/${app.uid}/webhook` });
   });
 
   router.get('/apps/:id', (req, res) => {
@@ -87,18 +100,11 @@ export function appRoutes(deps: ApiDeps): Router {
     const body = validateBody<{ ref?: string }>('post', '/apps/{id}/deploy', req.body ?? {});
     const current = lookupFor(principal.tenant).byId('App', pathId(req));
     if (current.deletionTimestamp !== null) throw new ConflictError(`app ${current.name} is being deleted`);
-    const git = current.spec.source.git;
-    if (body.ref !== undefined && !git) {
+    if (body.ref !== undefined && !current.spec.source.git) {
       const message = `app ${current.name} is not deployed from git, so it has no ref to choose`;
       throw new ValidationError(`ref: ${message}`, [{ pointer: '/ref', message }]);
     }
-    const deployment = store.transaction(() => {
-      const requested = store.deployments.request(principal.tenant, current.uid, { ref: body.ref ?? null });
-      const source = body.ref !== undefined && git ? { git: { ...git, ref: body.ref } } : undefined;
-      store.resources.modify(current.uid, 'api', (r) =>
-        updatedAppManifest(r as StoredResource<'App'>, source ? { source } : {}, undefined, { [DEPLOYMENT_ANNOTATION]: requested.id }));
-      return requested;
-    });
+    const deployment = requestDeployment(store, current, { trigger: 'api', ...(body.ref !== undefined ? { ref: body.ref } : {}) });
     deps.afterWrite();
     setLocation(req, res, `apps/${current.uid}/deployments`, deployment.id);
     res.status(202).json(deploymentRecord(deployment));
@@ -125,6 +131,17 @@ export function appRoutes(deps: ApiDeps): Router {
     const principal = allowed(res, 'read');
     const app = lookupFor(principal.tenant).byId('App', pathId(req));
     res.json(listBody(store.deployments.page(app.uid, pageRequest(req)), deploymentRecord));
+  });
+
+  router.get('/apps/:id/deployments/:deployment/log', async (req, res) => {
+    const principal = allowed(res, 'read');
+    const lookup = lookupFor(principal.tenant);
+    const app = lookup.byId('App', pathId(req));
+    const deployment = store.deployments.get(pathId(req, 'deployment'));
+    if (!deployment || deployment.appUid !== app.uid) throw new NotFoundError(`app ${app.name} has no deployment with id ${pathId(req, 'deployment')}`);
+    const kept = store.deployments.buildLog(deployment.id);
+    const text = kept ?? (await liveBuildLog(deps, lookup, app, deployment));
+    res.type('text/plain; charset=utf-8').send(text);
   });
 
   router.get('/apps/:id/logs', async (req, res) => {

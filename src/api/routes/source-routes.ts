@@ -5,22 +5,17 @@
  * `POST /sources/{id}/webhook` takes push events without a bearer token: their signature
  * (GitHub's HMAC or GitLab's token, checked in constant time) is their credential.
  */
-import { Router, type Request } from 'express';
+import { Router } from 'express';
 import { NotFoundError, UnauthorizedError } from '../../model/errors.js';
 import { removeSource } from '../../sources/source-removal.js';
 import { newWebhookSecret, verifyWebhook } from '../../sources/webhook-signature.js';
 import { allowed } from '../authentication.js';
 import type { ApiDeps } from '../deps.js';
+import { rawBodyOf } from '../raw-body.js';
 import { listBody, pageRequest } from '../pagination.js';
 import { newSourceFromBody, sourceChangesFromBody, sourceRecord, type SourceCreateBody, type SourceUpdateBody } from '../records/source-record.js';
 import { validateBody } from '../request-validation.js';
 import { pathId, setLocation } from '../respond.js';
-
-/** The raw bytes of a JSON body, kept by the body parser for signature checks. */
-function rawBodyOf(req: Request): Buffer {
-  const raw = (req as { rawBody?: unknown }).rawBody;
-  return Buffer.isBuffer(raw) ? raw : Buffer.alloc(0);
-}
 
 function requestSync(deps: ApiDeps, id: string): void {
   if (deps.requestSourceSync) deps.requestSourceSync(id);

@@ -18,7 +18,8 @@ export interface FetchedSource {
   commit: string | null;
 }
 
-function onPath(program: string): string | undefined {
+/** The program's path on this host's PATH, if it is there. */
+export function onPath(program: string): string | undefined {
   return (process.env.PATH ?? '').split(delimiter).map((dir) => join(dir, program)).find((path) => existsSync(path));
 }
 
@@ -63,9 +64,7 @@ export async function checkSource(desired: AppDesired, alsoAllowed: readonly str
       throw new VendorRejectedError(`App/${desired.name}: spec.source.path ${path} is not a directory on this host`, { field: 'source' });
     }
   }
-  if (desired.command === null && source.image === undefined) {
-    throw new VendorRejectedError(`App/${desired.name}: spec.command is required for git and path sources (e.g. "node server.js")`, { field: 'command' });
-  }
+  // Without spec.command, the build and start are detected from the fetched tree (../kit/buildpacks.ts).
 }
 
 /** Fetches a git source into `dir`; a path source runs where it is. */

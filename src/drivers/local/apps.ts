@@ -15,7 +15,8 @@ import type { AppDesired, AppLogLine, AppObserved, AppRuntime, ExternalRef, Vend
 import { VendorRejectedError } from '../errors.js';
 import { AppLog } from './app-log.js';
 import { migrationSourcesRoot } from '../../security/host-access.js';
-import { checkSource, containerEngine, fetchSource } from './app-source.js';
+import { planBuild } from '../kit/buildpacks.js';
+import { checkSource, containerEngine, fetchSource, onPath } from './app-source.js';
 import { freePort } from './free-port.js';
 import { appOsUser, chownTree, makeTraversable } from './os-user.js';
 import type { OsUser } from './run-program.js';
@@ -185,9 +186,13 @@ export class LocalApps implements AppRuntime, Workloads {
         makeTraversable(fetched.cwd, runAs);
         app.log.write('system', `${label}: runs as OS user ${runAs.name}`);
       }
-      if (desired.build !== null && desired.source.image === undefined) {
-        app.log.write('system', `${label}: building: ${desired.build}`);
-        await this.build(desired.build, fetched.cwd, env, app.log, runAs);
+      const plan = desired.source.image === undefined
+        ? planBuild(desired.name, fetched.cwd, desired, { python: onPath('python3') ?? null })
+        : { build: null, command: desired.command ?? '' };
+      if (plan.detected) app.log.write('system', `${label}: detected ${plan.detected}: build ${plan.build ?? '(none)'}; start ${plan.command}`);
+      if (plan.build !== null) {
+        app.log.write('system', `${label}: building: ${plan.build}`);
+        await this.build(plan.build, fetched.cwd, env, app.log, runAs);
       }
       if (!current()) return;
       if (desired.state === 'stopped') {
@@ -200,7 +205,7 @@ export class LocalApps implements AppRuntime, Workloads {
       const port = await freePort();
       // An image runs in its container engine's isolation; the engine's client runs as cairn (it needs the engine's socket).
       const asUser = runAs && desired.source.image === undefined ? { runAs } : {};
-      candidate = new SupervisedProcess({ ...(await this.processSpec(desired, fetched.cwd, env, port)), ...asUser }, app.log, label);
+      candidate = new SupervisedProcess({ ...(await this.processSpec(desired, plan.command, fetched.cwd, env, port)), ...asUser }, app.log, label);
       candidate.start();
       const checked = candidate;
       await waitHealthy({ port, path: desired.healthCheckPath, timeoutMs: healthTimeoutMs(), exited: () => checked.exited });
@@ -258,14 +263,14 @@ export class LocalApps implements AppRuntime, Workloads {
     if (builder.exited !== 'exited with code 0') throw new Error(`the build ${builder.exited}`);
   }
 
-  private async processSpec(desired: AppDesired, cwd: string, env: NodeJS.ProcessEnv, port: number): Promise<ProcessSpec> {
+  private async processSpec(desired: AppDesired, command: string, cwd: string, env: NodeJS.ProcessEnv, port: number): Promise<ProcessSpec> {
     const withPort = { ...env, PORT: String(port) };
-    if (desired.source.image === undefined) return { argv: ['/bin/sh', '-c', desired.command ?? ''], cwd, env: withPort };
+    if (desired.source.image === undefined) return { argv: ['/bin/sh', '-c', command], cwd, env: withPort };
     const engine = await containerEngine(desired.name);
     const inner = desired.port ?? port;
     const envArgs = Object.entries({ ...desired.env, PORT: String(inner) }).flatMap(([k, v]) => ['-e', `${k}=${v}`]);
-    const command = desired.command === null ? [] : ['/bin/sh', '-c', desired.command];
-    return { argv: [engine, 'run', '--rm', '--security-opt=no-new-privileges', '-p', `127.0.0.1:${port}:${inner}`, ...envArgs, desired.source.image, ...command], cwd, env: withPort };
+    const inImage = desired.command === null ? [] : ['/bin/sh', '-c', desired.command];
+    return { argv: [engine, 'run', '--rm', '--security-opt=no-new-privileges', '-p', `127.0.0.1:${port}:${inner}`, ...envArgs, desired.source.image, ...inImage], cwd, env: withPort };
   }
 
   private async pruneReleases(appId: string, keepFrom: number): Promise<void> {

@@ -14,7 +14,7 @@
 import { randomUUID } from 'node:crypto';
 import { existsSync, mkdtempSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { join, resolve } from 'node:path';
 import type { AppDesired, AppLogLine, AppObserved, AppRuntime, CallOptions, ExternalRef, VendorAppStatus } from '../contract.js';
 import { VendorRejectedError } from '../errors.js';
 import { checkOutGit } from '../local/git-checkout.js';
@@ -25,6 +25,7 @@ import { quoteShellArg, shellCommand } from '../../ssh/shell-quote.js';
 import { BUILD_SCRIPT, DELETE_SCRIPT, HEALTH_CHECK_SCRIPT, PREPARE_RELEASE_SCRIPT, RETIRE_SCRIPT, START_RELEASE_SCRIPT, SWITCH_SCRIPT } from './app-host-scripts.js';
 import { logFiles, parseLogLines } from './app-log-lines.js';
 import { AppServices, type ServiceRef } from './app-services.js';
+import { planBuild, type BuildPlan } from '../kit/buildpacks.js';
 import { uploadDirectory } from './app-upload.js';
 import type { RemoteHost } from './remote-host.js';
 import type { SshRuntimeOptions } from './runtime-options.js';
@@ -214,9 +215,7 @@ export class SshApps implements AppRuntime {
         throw new VendorRejectedError(`App/${desired.name}: spec.source.path ${allowed.path} is not a directory on cairn's host (a path source is uploaded from there)`, { field: 'source' });
       }
     }
-    if (desired.command === null) {
-      throw new VendorRejectedError(`App/${desired.name}: spec.command is required for git and path sources (e.g. "node server.js")`, { field: 'command' });
-    }
+    // Without spec.command, the build and start are detected from the tree before it is uploaded (../kit/buildpacks.ts).
   }
 
   /** Numbers a new release and rolls it out in the background. */
@@ -257,10 +256,11 @@ export class SshApps implements AppRuntime {
       const python = await services.install();
       const what = desired.source.git ? `${desired.source.git.url} at ${desired.source.git.ref}` : desired.source.path ?? '';
       const unpack = ['sh', '-c', PREPARE_RELEASE_SCRIPT, 'sh', host.facts.runtimeDir, app, releaseDir, record.user, log, `${label}: uploading ${what}`, `${label}: runs as OS user ${record.user}`];
-      const commit = await this.upload(desired, unpack, host, signal);
+      const { commit, plan } = await this.upload(desired, unpack, host, signal, python);
       const cwd = desired.source.git ? `${releaseDir}/${desired.source.git.path}`.replace(/\/(\.\/?)?$/, '') : releaseDir;
       const env = envFileText({ HOME: `${app}/home`, ...desired.env });
-      if (desired.build !== null) await this.build(host, record, release, desired.build, cwd, env, commit, signal);
+      if (plan.detected) await this.say(host, log, `${label}: detected ${plan.detected}: build ${plan.build ?? '(none)'}; start ${plan.command}`);
+      if (plan.build !== null) await this.build(host, record, release, plan.build, cwd, env, commit, signal);
       if (!current()) return;
       if (desired.state === 'stopped') {
         const serving = record.serving;
@@ -273,7 +273,7 @@ export class SshApps implements AppRuntime {
       candidate = this.service(host, id, `r${release}`);
       const unit = await services.unitFor(candidate, `cairn app ${desired.name} (${id}) release ${release}`);
       const { code, stdout } = await host.session.run(
-        ['sh', '-c', START_RELEASE_SCRIPT, 'sh', candidate.dir, cwd, record.user, desired.command ?? '', services.supervisor, log, python,
+        ['sh', '-c', START_RELEASE_SCRIPT, 'sh', candidate.dir, cwd, record.user, plan.command, services.supervisor, log, python,
           HEALTH_CHECK_SCRIPT, desired.healthCheckPath ?? '', String(HEALTH_TIMEOUT_S), unit],
         { stdin: env, allowFailure: true, timeoutMs: (HEALTH_TIMEOUT_S + 30) * 1000, signal },
       );
@@ -311,22 +311,27 @@ export class SshApps implements AppRuntime {
     }
   }
 
-  /** Sends the source to the host, where `unpack` writes it into the release directory; the commit for a git source. */
-  private async upload(desired: AppDesired, unpack: readonly string[], host: RemoteHost, signal: AbortSignal): Promise<string | null> {
+  /**
+   * Sends the source to the host, where `unpack` writes it into the release directory; the commit
+   * for a git source, and the build and start commands (detected from the tree when not given).
+   */
+  private async upload(desired: AppDesired, unpack: readonly string[], host: RemoteHost, signal: AbortSignal, python: string): Promise<{ commit: string | null; plan: BuildPlan }> {
     const { source } = desired;
     if (source.path !== undefined) {
       const allowed = allowedSourcePath(source.path);
       if ('refusal' in allowed) throw new Error(allowed.refusal);
+      const plan = planBuild(desired.name, allowed.path, desired, { python });
       await uploadDirectory(host, allowed.path, unpack, signal);
-      return null;
+      return { commit: null, plan };
     }
     if (!source.git) throw new Error('the app has no git or path source');
     const scratch = mkdtempSync(join(tmpdir(), 'cairn-ssh-app-'));
     try {
       const checkout = join(scratch, 'tree');
       const commit = await checkOutGit({ url: source.git.url, ref: source.git.ref }, checkout);
+      const plan = planBuild(desired.name, resolve(checkout, source.git.path), desired, { python });
       await uploadDirectory(host, checkout, unpack, signal);
-      return commit;
+      return { commit, plan };
     } finally {
       rmSync(scratch, { recursive: true, force: true });
     }
