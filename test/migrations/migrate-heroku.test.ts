@@ -13,19 +13,16 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import pg from 'pg';
 import { create as createTar } from 'tar';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { postgresInstallations } from '../../src/drivers/local/postgres-installations.js';
 import { startHerokuDouble, type HerokuDouble } from '../doubles/heroku/heroku-double.js';
 import { startApiServer, type ApiServer } from '../support/api-server.js';
-import { REPO_ROOT, runCairn } from '../support/cairn-process.js';
+import { runCairn } from '../support/cairn-process.js';
 import { stopLocalClusters } from '../support/local-clusters.js';
+import { copyPgModules, POSTGRES_VERSION, seededSourceDatabaseUrl, SHOP_SERVER_JS, sourceSetupManifests } from '../support/migration-source.js';
 
 const KEY = 'HRKU-e2e-migration-key-5f0c1a';
 const PASSWORD = 'correct horse battery staple';
-const VERSION = postgresInstallations()[0]?.major ?? 'none';
-const PG_MODULES = ['pg', 'pg-cloudflare', 'pg-connection-string', 'pg-int8', 'pg-pool', 'pg-protocol', 'pg-types', 'pgpass', 'postgres-array', 'postgres-bytea', 'postgres-date', 'postgres-interval', 'split2', 'xtend'];
 
 const root = fs.mkdtempSync(join(tmpdir(), 'cairn-migrate-heroku-'));
 const dataDir = join(root, 'state');
@@ -36,62 +33,16 @@ let tarballs: Server;
 let token = '';
 let serverId = '';
 
-const SERVER_JS = `const http = require('http');
-const { Client } = require('pg');
-http.createServer(async (req, res) => {
-  if (req.url === '/healthz') { res.end('ok'); return; }
-  const db = new Client({ connectionString: process.env.DATABASE_URL });
-  await db.connect();
-  const { rows } = await db.query('select id, name from items order by id');
-  await db.end();
-  res.setHeader('content-type', 'application/json');
-  res.end(JSON.stringify({ greeting: process.env.GREETING, rows }));
-}).listen(Number(process.env.PORT), '127.0.0.1', () => console.log('shop listening on ' + process.env.PORT));
-`;
-
-const SETUP = `
-apiVersion: cairn.dev/v1
-kind: Provider
-metadata: { name: host }
-spec: { vendor: local }
----
-apiVersion: cairn.dev/v1
-kind: Server
-metadata: { name: this-host }
-spec: { provider: host, region: local, size: host }
----
-apiVersion: cairn.dev/v1
-kind: Database
-metadata: { name: heroku-side }
-spec: { type: postgresql, server: this-host, version: "${VERSION}", storageGb: 1 }
-`;
-
 async function call(method: string, path: string, body?: unknown): Promise<{ status: number; body: any; text: string }> {
   return api.call(method, path, { token, ...(body !== undefined ? { body } : {}) });
 }
 
-/** The "Heroku" database: a real PostgreSQL cluster on loopback, with rows. */
-async function herokuDatabaseUrl(): Promise<string> {
-  const dbs = await api.until<any>('/api/v1/databases', token, (b) => b.items.some((d: any) => d.name === 'heroku-side' && d.status === 'available'), 120_000);
-  const id = dbs.items.find((d: any) => d.name === 'heroku-side').id as string;
-  const credentials = (await call('GET', `/api/v1/databases/${id}/credentials`)).body;
-  const client = new pg.Client({ connectionString: credentials.connection_string });
-  await client.connect();
-  await client.query('create table items (id serial primary key, name text not null)');
-  await client.query("insert into items (name) values ('anvil'), ('rope'), ('lantern')");
-  await client.query('create table audit (at timestamptz default now())');
-  await client.end();
-  return credentials.connection_string as string;
-}
-
 beforeAll(async () => {
-  for (const name of PG_MODULES) {
-    if (fs.existsSync(join(REPO_ROOT, 'node_modules', name))) fs.cpSync(join(REPO_ROOT, 'node_modules', name), join(modules, name), { recursive: true });
-  }
+  copyPgModules(modules);
   // The app's source as Heroku keeps it: a tarball of its code, served on loopback.
   const source = join(root, 'source');
   fs.mkdirSync(source);
-  fs.writeFileSync(join(source, 'server.js'), SERVER_JS);
+  fs.writeFileSync(join(source, 'server.js'), SHOP_SERVER_JS);
   fs.writeFileSync(join(source, 'Procfile'), 'web: node server.js\n');
   await createTar({ gzip: true, cwd: source, file: join(root, 'shop.tgz') }, ['server.js', 'Procfile']);
   tarballs = createServer((req, res) => {
@@ -118,7 +69,7 @@ beforeAll(async () => {
   );
   await api.addUser('owner@example.com', PASSWORD, 'owner');
   ({ access_token: token } = await api.login('owner@example.com', PASSWORD));
-  const applied = await api.call('POST', '/api/v1/manifests', { token, raw: { contentType: 'application/yaml', text: SETUP } });
+  const applied = await api.call('POST', '/api/v1/manifests', { token, raw: { contentType: 'application/yaml', text: sourceSetupManifests('heroku-side') } });
   expect(applied.status, applied.text).toBe(200);
   serverId = applied.body.applied.find((a: any) => a.kind === 'Server').id;
 
@@ -128,7 +79,7 @@ beforeAll(async () => {
       { type: 'web', command: 'node server.js' },
       { type: 'worker', command: 'node worker.js' },
     ],
-    configVars: { DATABASE_URL: await herokuDatabaseUrl(), GREETING: 'hello from heroku', NODE_PATH: modules },
+    configVars: { DATABASE_URL: await seededSourceDatabaseUrl(api, token, 'heroku-side'), GREETING: 'hello from heroku', NODE_PATH: modules },
     addons: [{ name: 'postgresql-curly-12345', service: 'heroku-postgresql', plan: 'heroku-postgresql:essential-0', configVars: ['DATABASE_URL'] }],
     builds: [{ status: 'succeeded', sourceUrl: `http://127.0.0.1:${(tarballs.address() as AddressInfo).port}/sources/shop.tgz?signature=abc` }],
   });
@@ -162,7 +113,7 @@ describe('moving a Heroku app onto a local server', () => {
     expect(analyzed.body.databases).toEqual([expect.objectContaining({ name: 'postgresql-curly-12345', type: 'postgresql', url_variable: 'DATABASE_URL' })]);
     expect(analyzed.body.warnings.join('\n')).toContain('worker');
     expect(analyzed.body.manifests).toContain('server: this-host');
-    expect(analyzed.body.manifests).toContain(`version: "${VERSION}"`);
+    expect(analyzed.body.manifests).toContain(`version: "${POSTGRES_VERSION}"`);
   });
 
   it('migrates it: databases, data, app, health; the rows are served from the new app', async () => {

@@ -6,23 +6,19 @@
  * plugin. cairn migrates the project onto a `local` Server; the App is cloned from git and serves
  * the copied rows. The project is only read, and the token appears nowhere in cairn's output.
  */
-/* eslint-disable @typescript-eslint/no-explicit-any, @typescript-eslint/no-unsafe-call, @typescript-eslint/no-unsafe-return -- answers are JSON checked by assertions and by the OpenAPI document, not by types */
+/* eslint-disable @typescript-eslint/no-explicit-any, @typescript-eslint/no-unsafe-call -- answers are JSON checked by assertions and by the OpenAPI document, not by types */
 import * as fs from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { postgresInstallations } from '../../src/drivers/local/postgres-installations.js';
 import { startRailwayDouble, type RailwayDouble } from '../doubles/railway/railway-double.js';
 import { startApiServer, type ApiServer } from '../support/api-server.js';
-import { REPO_ROOT } from '../support/cairn-process.js';
 import { startGitServer, type GitServer } from '../support/git-server.js';
 import { stopLocalClusters } from '../support/local-clusters.js';
+import { copyPgModules, seededSourceDatabaseUrl, SHOP_SERVER_JS, sourceSetupManifests } from '../support/migration-source.js';
 
 const KEY = 'railway-e2e-token-9d3e77';
 const PASSWORD = 'correct horse battery staple';
-const VERSION = postgresInstallations()[0]?.major ?? 'none';
-const PG_MODULES = ['pg', 'pg-cloudflare', 'pg-connection-string', 'pg-int8', 'pg-pool', 'pg-protocol', 'pg-types', 'pgpass', 'postgres-array', 'postgres-bytea', 'postgres-date', 'postgres-interval', 'split2', 'xtend'];
 
 const root = fs.mkdtempSync(join(tmpdir(), 'cairn-migrate-railway-'));
 const dataDir = join(root, 'state');
@@ -34,61 +30,15 @@ let projectId = '';
 let token = '';
 let serverId = '';
 
-const SERVER_JS = `const http = require('http');
-const { Client } = require('pg');
-http.createServer(async (req, res) => {
-  if (req.url === '/healthz') { res.end('ok'); return; }
-  const db = new Client({ connectionString: process.env.DATABASE_URL });
-  await db.connect();
-  const { rows } = await db.query('select id, name from items order by id');
-  await db.end();
-  res.setHeader('content-type', 'application/json');
-  res.end(JSON.stringify({ greeting: process.env.GREETING, rows }));
-}).listen(Number(process.env.PORT), '127.0.0.1', () => console.log('shop listening on ' + process.env.PORT));
-`;
-
-const SETUP = `
-apiVersion: cairn.dev/v1
-kind: Provider
-metadata: { name: host }
-spec: { vendor: local }
----
-apiVersion: cairn.dev/v1
-kind: Server
-metadata: { name: this-host }
-spec: { provider: host, region: local, size: host }
----
-apiVersion: cairn.dev/v1
-kind: Database
-metadata: { name: railway-side }
-spec: { type: postgresql, server: this-host, version: "${VERSION}", storageGb: 1 }
-`;
-
 async function call(method: string, path: string, body?: unknown): Promise<{ status: number; body: any; text: string }> {
   return api.call(method, path, { token, ...(body !== undefined ? { body } : {}) });
 }
 
-/** The "Railway" database: a real PostgreSQL cluster on loopback, with rows. */
-async function railwayDatabaseUrl(): Promise<string> {
-  const dbs = await api.until<any>('/api/v1/databases', token, (b) => b.items.some((d: any) => d.name === 'railway-side' && d.status === 'available'), 120_000);
-  const id = dbs.items.find((d: any) => d.name === 'railway-side').id as string;
-  const credentials = (await call('GET', `/api/v1/databases/${id}/credentials`)).body;
-  const client = new pg.Client({ connectionString: credentials.connection_string });
-  await client.connect();
-  await client.query('create table items (id serial primary key, name text not null)');
-  await client.query("insert into items (name) values ('anvil'), ('rope'), ('lantern')");
-  await client.query('create table audit (at timestamptz default now())');
-  await client.end();
-  return credentials.connection_string as string;
-}
-
 beforeAll(async () => {
-  for (const name of PG_MODULES) {
-    if (fs.existsSync(join(REPO_ROOT, 'node_modules', name))) fs.cpSync(join(REPO_ROOT, 'node_modules', name), join(modules, name), { recursive: true });
-  }
+  copyPgModules(modules);
   // The service's code in "GitHub": a real git server on loopback, at acme/shop.
   gitServer = await startGitServer();
-  gitServer.createRepository('acme/shop', {}).commit({ 'server.js': SERVER_JS }, 'the shop');
+  gitServer.createRepository('acme/shop', {}).commit({ 'server.js': SHOP_SERVER_JS }, 'the shop');
   railway = await startRailwayDouble({ apiKeys: [KEY] });
 
   api = await startApiServer(
@@ -104,13 +54,13 @@ beforeAll(async () => {
   );
   await api.addUser('owner@example.com', PASSWORD, 'owner');
   ({ access_token: token } = await api.login('owner@example.com', PASSWORD));
-  const applied = await api.call('POST', '/api/v1/manifests', { token, raw: { contentType: 'application/yaml', text: SETUP } });
+  const applied = await api.call('POST', '/api/v1/manifests', { token, raw: { contentType: 'application/yaml', text: sourceSetupManifests('railway-side') } });
   expect(applied.status, applied.text).toBe(200);
   serverId = applied.body.applied.find((a: any) => a.kind === 'Server').id;
 
   projectId = railway.addProject({
     name: 'Shop',
-    plugins: [{ name: 'postgresql', friendlyName: 'Postgres', variables: { DATABASE_URL: await railwayDatabaseUrl() } }],
+    plugins: [{ name: 'postgresql', friendlyName: 'Postgres', variables: { DATABASE_URL: await seededSourceDatabaseUrl(api, token, 'railway-side') } }],
     services: [
       {
         name: 'web', repo: 'acme/shop', branch: 'main', startCommand: 'node server.js', healthcheckPath: '/healthz',

@@ -8,6 +8,7 @@
  */
 import type { Command } from 'commander';
 import { CliError } from '../cli-error.js';
+import { serverBaseUrl } from '../server-url.js';
 import { readPassword } from '../password-input.js';
 import { serverToken } from '../server-token.js';
 
@@ -38,20 +39,10 @@ async function platformKey(platform: Platform): Promise<string> {
   return readPassword(`${platform === 'heroku' ? 'Heroku API key' : 'Railway API token'} (or set ${KEY_VARIABLE[platform]}): `);
 }
 
-function baseUrl(server: string): URL {
-  try {
-    const url = new URL(server.endsWith('/') ? server : `${server}/`);
-    if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new Error('not http');
-    return url;
-  } catch {
-    throw new CliError(`--server must be cairn's address, like https://cairn.example.com, got "${server}"`);
-  }
-}
-
 /** One API call; a problem answer becomes a CliError with its detail and field errors. */
 async function api<T>(options: RemoteOptions, method: string, path: string, body?: unknown, query: Record<string, string> = {}): Promise<T> {
   const token = await serverToken(options.server, options.token);
-  const url = new URL(path.replace(/^\//, ''), baseUrl(options.server));
+  const url = new URL(path.replace(/^\//, ''), serverBaseUrl(options.server));
   for (const [name, value] of Object.entries(query)) url.searchParams.set(name, value);
   let response: Response;
   try {
