@@ -20,6 +20,7 @@ import { SshHosts } from '../src/drivers/ssh/hosts.js';
 import { RuntimeIndex } from '../src/drivers/ssh/runtime-index.js';
 import type { SshRuntimeOptions } from '../src/drivers/ssh/runtime-options.js';
 import { waitUntil } from '../src/drivers/waiting.contract.js';
+import { migrationSourcesRoot } from '../src/security/host-access.js';
 import { MemoryHostKeyPins, SshConnections } from '../src/ssh/index.js';
 import type { SshAccess } from '../src/ssh/access.js';
 import { startSshRuntimeFixture, type SshRuntimeFixture } from './support/ssh-runtime-fixture.js';
@@ -307,6 +308,9 @@ describe('the SSH runtime\'s apps on a host', () => {
     await expect(apps.create(`bad-${randomUUID()}`, desired({ 'NOT-A-NAME': 'x' }))).rejects.toThrow(/spec.env name "NOT-A-NAME"/);
     await expect(apps.create(`bad-${randomUUID()}`, desired({}, { source: { path: '/etc' } }))).rejects.toThrow(/outside the directories apps may run from/);
     await expect(apps.create(`bad-${randomUUID()}`, desired({}, { source: { image: 'nginx:1' } }))).rejects.toThrow(/docker or podman/);
+    // A migration's unpacked source under the data dir is a place apps may come from (CAIRN_LOCAL_SOURCE_DIRS does not name it): only its absence is refused.
+    const unpacked = join(migrationSourcesRoot(options.dataDir), 'default', randomUUID(), 'shop');
+    await expect(apps.create(`bad-${randomUUID()}`, desired({}, { source: { path: unpacked } }))).rejects.toThrow(`spec.source.path ${unpacked} is not a directory on cairn's host`);
     expect(existsSync(join(fixture.runtimeDir, 'records', 'apps')) ? execFileSync('ls', [join(fixture.runtimeDir, 'records', 'apps')], { encoding: 'utf8' }).trim() : '').toBe('');
   });
 });

@@ -19,7 +19,7 @@ import type { AppDesired, AppLogLine, AppObserved, AppRuntime, CallOptions, Exte
 import { VendorRejectedError } from '../errors.js';
 import { checkOutGit } from '../local/git-checkout.js';
 import { releaseDigestOf } from '../local/apps.js';
-import { allowedSourcePath } from '../../security/host-access.js';
+import { allowedSourcePath, migrationSourcesRoot } from '../../security/host-access.js';
 import { RemoteCommandError } from '../../ssh/session.js';
 import { quoteShellArg, shellCommand } from '../../ssh/shell-quote.js';
 import { BUILD_SCRIPT, DELETE_SCRIPT, HEALTH_CHECK_SCRIPT, PREPARE_RELEASE_SCRIPT, RETIRE_SCRIPT, START_RELEASE_SCRIPT, SWITCH_SCRIPT } from './app-host-scripts.js';
@@ -96,6 +96,14 @@ export class SshApps implements AppRuntime {
   private readonly services = new WeakMap<RemoteHost, AppServices>();
 
   constructor(private readonly options: SshRuntimeOptions) {}
+
+  /**
+   * Where a path source may be uploaded from: the operator's directories, and the source
+   * tarballs migrations unpacked under the data dir (the reconciler keeps each tenant to its own).
+   */
+  private allowedPath(sourcePath: string): ReturnType<typeof allowedSourcePath> {
+    return allowedSourcePath(sourcePath, process.env, [migrationSourcesRoot(this.options.dataDir)]);
+  }
 
   // ---------------------------------------------------------------- finding apps and hosts
 
@@ -209,7 +217,7 @@ export class SshApps implements AppRuntime {
       throw new VendorRejectedError(`App/${desired.name}: an image source needs docker or podman on the server ${host.session.label}; ${engine}. Use a git or path source.`, { field: 'source' });
     }
     if (source.path !== undefined) {
-      const allowed = allowedSourcePath(source.path);
+      const allowed = this.allowedPath(source.path);
       if ('refusal' in allowed) throw new VendorRejectedError(`App/${desired.name}: ${allowed.refusal}`, { field: 'source' });
       if (!existsSync(allowed.path) || !statSync(allowed.path).isDirectory()) {
         throw new VendorRejectedError(`App/${desired.name}: spec.source.path ${allowed.path} is not a directory on cairn's host (a path source is uploaded from there)`, { field: 'source' });
@@ -318,7 +326,7 @@ export class SshApps implements AppRuntime {
   private async upload(desired: AppDesired, unpack: readonly string[], host: RemoteHost, signal: AbortSignal, python: string): Promise<{ commit: string | null; plan: BuildPlan }> {
     const { source } = desired;
     if (source.path !== undefined) {
-      const allowed = allowedSourcePath(source.path);
+      const allowed = this.allowedPath(source.path);
       if ('refusal' in allowed) throw new Error(allowed.refusal);
       const plan = planBuild(desired.name, allowed.path, desired, { python });
       await uploadDirectory(host, allowed.path, unpack, signal);
