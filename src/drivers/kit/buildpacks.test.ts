@@ -58,4 +58,8 @@ describe('planBuild', () => {
     expect(() => planBuild('blank', tree({ 'README.md': '' }), none, withPython)).toThrow(BuildDetectionError);
     expect(() => planBuild('blank', tree({ 'README.md': '' }), none, withPython)).toThrow(/Procfile "web:" line, package.json, requirements.txt, pyproject.toml, go.mod or index.html/);
   });
+
+  it('refuses a Dockerfile, saying cairn builds no images and how to deploy one instead', () => {
+    expect(() => planBuild('boxed', tree({ Dockerfile: 'FROM node:20\n' }), none, withPython)).toThrow(/the source is a Dockerfile, and cairn does not build container images: .*spec\.source\.image/);
+  });
 });

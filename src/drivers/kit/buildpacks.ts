@@ -91,6 +91,11 @@ export function planBuild(appName: string, dir: string, given: { build: string |
       }
       return { build, command: `exec ${options.python} -m http.server "$PORT" --bind 127.0.0.1`, detected: 'static' };
     case undefined:
+      if (existsSync(join(dir, 'Dockerfile'))) {
+        throw new BuildDetectionError(
+          `App/${appName}: the source is a Dockerfile, and cairn does not build container images: build and push the image elsewhere and deploy it as spec.source.image (on a server with docker or podman), or give the App a command (spec.command, or a Procfile "web:" line)`,
+        );
+      }
       throw new BuildDetectionError(
         `App/${appName}: no spec.command, and none could be detected: the source has no Procfile "web:" line, package.json, requirements.txt, pyproject.toml, go.mod or index.html`,
       );
