@@ -4,7 +4,7 @@
  * has failed, with each change of status on stderr.
  */
 import { CliError } from './cli-error.js';
-import { serverBaseUrl } from './server-url.js';
+import { remoteCall, remoteIdByName } from './remote-api.js';
 import type { DeployBody } from '../api/deploy-request.js';
 import { withIds } from './deploy-body.js';
 
@@ -31,60 +31,21 @@ export function recordEndpoint(type: DeployBody['type'], record: Record<string, 
   return typeof record.url === 'string' ? record.url : null;
 }
 
-async function call(server: string, token: string, method: 'GET' | 'POST', path: string, body?: unknown): Promise<Record<string, unknown>> {
-  let response: Response;
-  try {
-    response = await fetch(new URL(path, serverBaseUrl(server)), {
-      method,
-      headers: { authorization: `Bearer ${token}`, accept: 'application/json', ...(body !== undefined ? { 'content-type': 'application/json' } : {}) },
-      ...(body !== undefined ? { body: JSON.stringify(body) } : {}),
-    });
-  } catch (error) {
-    throw new CliError(`cannot reach cairn at ${server}: ${error instanceof Error ? (error.cause instanceof Error ? error.cause.message : error.message) : String(error)}`);
-  }
-  const text = await response.text();
-  let parsed: Record<string, unknown> = {};
-  try {
-    parsed = JSON.parse(text) as Record<string, unknown>;
-  } catch {
-    // not JSON; the status says enough
-  }
-  if (!response.ok) {
-    const issues = Array.isArray(parsed.errors) ? (parsed.errors as Array<{ pointer?: string; message?: string }>).map((e) => `  ${e.pointer ?? ''}: ${e.message ?? ''}`) : [];
-    const detail = typeof parsed.detail === 'string' ? parsed.detail : text.slice(0, 500);
-    throw new CliError([`cairn at ${server} answered ${response.status}: ${detail}`, ...issues].join('\n'));
-  }
-  return parsed;
-}
-
 function readyCondition(record: Record<string, unknown>): { status?: string; message?: string } | undefined {
   const conditions = Array.isArray(record.conditions) ? (record.conditions as Array<{ type?: string; status?: string; message?: string }>) : [];
   return conditions.find((c) => c.type === 'Ready');
 }
 
-/** The id of the Server or Database of that name in the default namespace, paging through its list. */
-async function remoteIdOf(server: string, token: string, kind: 'Server' | 'Database', name: string): Promise<string | undefined> {
-  let cursor: string | undefined;
-  do {
-    const page = await call(server, token, 'GET', `api/v1/${kind === 'Server' ? 'servers' : 'databases'}?limit=200${cursor !== undefined ? `&cursor=${encodeURIComponent(cursor)}` : ''}`);
-    const items = Array.isArray(page.items) ? (page.items as Array<{ id?: string; name?: string; namespace?: string }>) : [];
-    const found = items.find((item) => item.name === name && (item.namespace ?? 'default') === 'default');
-    if (found?.id !== undefined) return found.id;
-    cursor = typeof page.next_cursor === 'string' ? page.next_cursor : undefined;
-  } while (cursor !== undefined);
-  return undefined;
-}
-
 export async function remoteDeploy(request: RemoteDeployRequest): Promise<DeployedRecord> {
   const { type } = request.body;
-  const body = await withIds(request.body, (kind, name) => remoteIdOf(request.server, request.token, kind, name));
-  const started = await call(request.server, request.token, 'POST', 'api/v1/deploy', body);
+  const body = await withIds(request.body, (kind, name) => remoteIdByName(request.server, request.token, kind, name));
+  const started = await remoteCall<Record<string, unknown>>(request.server, request.token, 'POST', 'api/v1/deploy', body);
   const id = String(started.id);
   request.progress(`deploying ${type} ${id} on ${request.server}`);
   const deadline = Date.now() + request.timeoutMs;
   let last = '';
   for (;;) {
-    const record = await call(request.server, request.token, 'GET', `api/v1/${COLLECTION[type]}/${encodeURIComponent(id)}`);
+    const record = await remoteCall<Record<string, unknown>>(request.server, request.token, 'GET', `api/v1/${COLLECTION[type]}/${encodeURIComponent(id)}`);
     const status = String(record.status);
     const ready = readyCondition(record);
     const line = `${String(record.name)}: ${status}${ready?.message ? `: ${ready.message}` : ''}`;

@@ -50,20 +50,11 @@ export interface StoredDelivery extends OutboxDelivery {
   event: AlertEvent;
 }
 
-export interface NewAlert {
-  tenant: string;
-  namespace: string;
-  ruleUid: string;
-  ruleName: string;
-  serverUid: string;
-  serverName: string;
-  metric: string;
-  threshold: number;
-  forSeconds: number;
-  value: number;
+/** An alert as it fires: what it will be stored as, less what the store decides, with the time and the rule's channels. */
+export type NewAlert = Omit<StoredAlert, 'id' | 'state' | 'startedAt' | 'resolvedAt' | 'resolvedValue'> & {
   at: string;
   channels: readonly object[];
-}
+};
 
 interface AlertRow {
   id: string; tenant: string; namespace: string; rule_uid: string; rule_name: string; server_uid: string; server_name: string;

@@ -7,7 +7,7 @@
  * or logged (the request log drops query strings; bodies are never logged). Viewers may list and
  * analyze; migrating takes a role that may write.
  */
-import { Router } from 'express';
+import { Router, type RequestHandler } from 'express';
 import { ConflictError, ProviderError, ValidationError } from '../../model/errors.js';
 import { DEFAULT_NAMESPACE } from '../../model/resource.js';
 import { manifestsFromAnalysis, MigrationManifestError } from '../../migrations/manifests.js';
@@ -114,13 +114,18 @@ export function migrationRoutes(deps: ApiDeps, service: MigrationService): Route
     return migrationRecord(migration);
   }
 
-  router.get('/migrations/platform-a/projects', async (req, res) => {
-    allowed(res, 'read');
-    const request = pageRequest(req);
-    const items = await service.platforms.railway.list(apiKeyFromQuery(req));
-    res.setHeader('Cache-Control', 'no-store');
-    res.json(listBody(pageOf(items, request), listingRecord));
-  });
+  /** What the caller's key sees on a platform, paged like every list (answers depend on the key: never cached). */
+  function listingRoute(platform: MigrationPlatform): RequestHandler {
+    return async (req, res) => {
+      allowed(res, 'read');
+      const request = pageRequest(req);
+      const items = await platform.list(apiKeyFromQuery(req));
+      res.setHeader('Cache-Control', 'no-store');
+      res.json(listBody(pageOf(items, request), listingRecord));
+    };
+  }
+
+  router.get('/migrations/platform-a/projects', listingRoute(service.platforms.railway));
 
   router.post('/migrations/platform-a/migrate', async (req, res) => {
     const principal = allowed(res, 'write');
@@ -128,13 +133,7 @@ export function migrationRoutes(deps: ApiDeps, service: MigrationService): Route
     res.status(202).json(await startMigration(principal, service.platforms.railway, body.api_key, body.project_id, body.server_id));
   });
 
-  router.get('/migrations/platform-b/apps', async (req, res) => {
-    allowed(res, 'read');
-    const request = pageRequest(req);
-    const items = await service.platforms.heroku.list(apiKeyFromQuery(req));
-    res.setHeader('Cache-Control', 'no-store');
-    res.json(listBody(pageOf(items, request), listingRecord));
-  });
+  router.get('/migrations/platform-b/apps', listingRoute(service.platforms.heroku));
 
   router.post('/migrations/platform-b/analyze', async (req, res) => {
     const principal = allowed(res, 'read');

@@ -8,7 +8,7 @@
  */
 import type { Command } from 'commander';
 import { CliError } from '../cli-error.js';
-import { serverBaseUrl } from '../server-url.js';
+import { remoteCall, remoteIdByName } from '../remote-api.js';
 import { readPassword } from '../password-input.js';
 import { serverToken } from '../server-token.js';
 
@@ -39,34 +39,9 @@ async function platformKey(platform: Platform): Promise<string> {
   return readPassword(`${platform === 'heroku' ? 'Heroku API key' : 'Railway API token'} (or set ${KEY_VARIABLE[platform]}): `);
 }
 
-/** One API call; a problem answer becomes a CliError with its detail and field errors. */
+/** One API call with the token for `--server`; a problem answer becomes a CliError with its detail and field errors. */
 async function api<T>(options: RemoteOptions, method: string, path: string, body?: unknown, query: Record<string, string> = {}): Promise<T> {
-  const token = await serverToken(options.server, options.token);
-  const url = new URL(path.replace(/^\//, ''), serverBaseUrl(options.server));
-  for (const [name, value] of Object.entries(query)) url.searchParams.set(name, value);
-  let response: Response;
-  try {
-    response = await fetch(url, {
-      method,
-      headers: { authorization: `Bearer ${token}`, accept: 'application/json', ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
-      ...(body === undefined ? {} : { body: JSON.stringify(body) }),
-    });
-  } catch (error) {
-    throw new CliError(`cannot reach cairn at ${options.server}: ${error instanceof Error ? (error.cause instanceof Error ? error.cause.message : error.message) : String(error)}`);
-  }
-  const text = await response.text();
-  let parsed: unknown;
-  try {
-    parsed = text === '' ? undefined : JSON.parse(text);
-  } catch {
-    parsed = undefined;
-  }
-  if (!response.ok) {
-    const problem = (parsed ?? {}) as { detail?: string; errors?: Array<{ pointer?: string; message?: string }> };
-    const lines = (problem.errors ?? []).map((e) => `  ${e.pointer ?? ''}: ${e.message ?? ''}`);
-    throw new CliError([`cairn answered ${response.status}: ${problem.detail ?? text.slice(0, 500)}`, ...lines].join('\n'));
-  }
-  return parsed as T;
+  return remoteCall<T>(options.server, await serverToken(options.server, options.token), method, path, body, query);
 }
 
 function print(options: RemoteOptions, value: unknown, text: () => string): void {
@@ -93,13 +68,9 @@ function describeMigration(m: MigrationBody): string {
 }
 
 async function serverIdOf(options: RemoteOptions, name: string): Promise<string> {
-  for (let cursor: string | null = null, first = true; first || cursor !== null; first = false) {
-    const page: { items: Array<{ id: string; name: string }>; next_cursor: string | null } = await api(options, 'GET', '/api/v1/servers', undefined, { limit: '200', ...(cursor ? { cursor } : {}) });
-    const found = page.items.find((s) => s.name === name);
-    if (found) return found.id;
-    cursor = page.next_cursor;
-  }
-  throw new CliError(`--to ${name}: cairn has no server of that name (see cairn get servers)`);
+  const id = await remoteIdByName(options.server, await serverToken(options.server, options.token), 'Server', name);
+  if (id === undefined) throw new CliError(`--to ${name}: cairn has no server of that name (see cairn get servers)`);
+  return id;
 }
 
 async function follow(options: RemoteOptions, id: string): Promise<MigrationBody> {
