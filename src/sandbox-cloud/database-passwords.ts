@@ -2,7 +2,8 @@
  * @module Passwords of sandbox databases: checked for length, kept only as salted scrypt hashes
  * (a small cost: it is a simulation, but never plaintext), and verified in constant time.
  */
-import { randomBytes, scryptSync, timingSafeEqual } from 'node:crypto';
+import { randomBytes, scrypt, scryptSync, timingSafeEqual } from 'node:crypto';
+import { promisify } from 'node:util';
 import { unprocessable } from './api-error.js';
 import type { JsonObject } from './body-fields.js';
 
@@ -23,11 +24,22 @@ export function readPassword(body: JsonObject, field = 'password'): string {
   return value;
 }
 
+const scryptAsync = promisify(scrypt) as (password: string, salt: Buffer, length: number, cost: typeof COST) => Promise<Buffer>;
+
+function encodeHash(salt: Buffer, hash: Buffer): string {
+  return ['scrypt', COST.N, COST.r, COST.p, salt.toString('base64url'), hash.toString('base64url')].join('$');
+}
+
 /** `scrypt$N$r$p$<salt>$<hash>` (base64url), with a fresh 16-byte salt. */
 export function hashPassword(password: string): string {
   const salt = randomBytes(16);
-  const hash = scryptSync(password, salt, KEY_LENGTH, COST);
-  return ['scrypt', COST.N, COST.r, COST.p, salt.toString('base64url'), hash.toString('base64url')].join('$');
+  return encodeHash(salt, scryptSync(password, salt, KEY_LENGTH, COST));
+}
+
+/** `hashPassword` on libuv's thread pool, for request handlers: the event loop goes on serving meanwhile. */
+export async function hashPasswordOffLoop(password: string): Promise<string> {
+  const salt = randomBytes(16);
+  return encodeHash(salt, await scryptAsync(password, salt, KEY_LENGTH, COST));
 }
 
 /** True when `password` is the one `stored` was made from; false for a wrong password or a malformed hash. */

@@ -33,17 +33,21 @@ function sendReply(res: Response, reply: Reply): void {
   else res.status(reply.status).json(reply.body);
 }
 
-/** Wraps a synchronous handler (the store is synchronous) as an express handler. */
-export function route(handler: (req: Request) => Reply): RequestHandler {
+/**
+ * Wraps a handler as an express handler. Handlers are synchronous (the store is); one that must
+ * wait on work off the event loop (hashing a password) returns a promise of its reply.
+ */
+export function route(handler: (req: Request) => Reply | Promise<Reply>): RequestHandler {
   return (req, res, next) => {
-    let reply: Reply;
+    let reply: Reply | Promise<Reply>;
     try {
       reply = handler(req);
     } catch (error) {
       next(error);
       return;
     }
-    sendReply(res, reply);
+    if (reply instanceof Promise) reply.then((answer) => sendReply(res, answer), next);
+    else sendReply(res, reply);
   };
 }
 

@@ -18,6 +18,8 @@ import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { migrate } from './migrate.js';
 
+export { StatementCache } from './statement-cache.js';
+
 export const STATE_FILE = 'cairn.db';
 
 export function openSqlite(dataDir: string, file = STATE_FILE): Database.Database {
@@ -68,20 +70,4 @@ export function durabilitySettings(db: Database.Database): DurabilitySettings {
 /** Now as RFC 3339 UTC with milliseconds. */
 export function nowIso(): string {
   return new Date().toISOString();
-}
-
-/** Prepares each SQL text once per connection (preparing costs more than running most of ours). */
-export class StatementCache {
-  private readonly statements = new Map<string, Database.Statement>();
-
-  constructor(private readonly db: Database.Database) {}
-
-  get(sql: string): Database.Statement {
-    let statement = this.statements.get(sql);
-    if (!statement) {
-      statement = this.db.prepare(sql);
-      this.statements.set(sql, statement);
-    }
-    return statement;
-  }
 }

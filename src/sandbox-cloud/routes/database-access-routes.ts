@@ -6,7 +6,7 @@
 import { Router } from 'express';
 import { SandboxApiError } from '../api-error.js';
 import { jsonBody, pathId, requiredString } from '../body-fields.js';
-import { hashPassword, readPassword, verifyPassword } from '../database-passwords.js';
+import { hashPasswordOffLoop, readPassword, verifyPassword } from '../database-passwords.js';
 import { route } from '../reply.js';
 import type { DatabaseRow } from '../store/databases-table.js';
 import { existingDatabase, showDatabase } from './database-representation.js';
@@ -20,13 +20,16 @@ export function databaseAccessRoutes(ctx: RouteContext): Router {
 
   router.post('/v1/databases/:id/password', route((req) => {
     const id = pathId(req);
-    const passwordHash = hashPassword(readPassword(jsonBody(req)));
-    const now = ctx.now();
-    const row = store.transaction(() => {
-      existing(id);
-      return store.databases.setPasswordHash(id, passwordHash, now) ?? existing(id);
+    const password = readPassword(jsonBody(req));
+    existing(id);
+    return hashPasswordOffLoop(password).then((passwordHash) => {
+      const now = ctx.now();
+      const row = store.transaction(() => {
+        existing(id);
+        return store.databases.setPasswordHash(id, passwordHash, now) ?? existing(id);
+      });
+      return { status: 200, body: { database: showDatabase(store, row, now) } };
     });
-    return { status: 200, body: { database: showDatabase(store, row, now) } };
   }));
 
   router.post('/v1/databases/:id/login', route((req) => {

@@ -8,7 +8,7 @@ import { Router } from 'express';
 import { notFound, unprocessable } from '../api-error.js';
 import { clientTokenFilter, jsonBody, optionalInteger, optionalString, pathId, requiredChoice, requiredString } from '../body-fields.js';
 import { initialDataBytes } from '../backup-content.js';
-import { hashPassword, readPassword } from '../database-passwords.js';
+import { hashPasswordOffLoop, readPassword } from '../database-passwords.js';
 import { route } from '../reply.js';
 import type { DatabaseRow } from '../store/databases-table.js';
 import { DATABASE_TYPES, engineVersionFor, ENGINE_VERSIONS, existingDatabase, showDatabase, userNameFor } from './database-representation.js';
@@ -41,23 +41,28 @@ export function databaseRoutes(ctx: RouteContext): Router {
     }
     const storageGb = optionalInteger(body, 'storage_gb', 1, MAX_STORAGE_GB) ?? null;
     if (type === 'mongodb' && storageGb !== null) throw unprocessable('storage_gb', 'storage_gb applies to postgresql only; send null for mongodb');
-    const passwordHash = hashPassword(readPassword(body));
+    const password = readPassword(body);
     const clientToken = optionalString(body, 'client_token', 255) ?? `generated-${randomUUID()}`;
-    const now = ctx.now();
-    const { row, created } = store.transaction(() => {
-      const found = store.databases.findByToken(clientToken);
-      if (found) return { row: found, created: false };
-      if (!store.servers.get(serverId)) throw unprocessable('server_id', `server_id "${serverId}" is not a server of this account`);
-      const id = randomUUID();
-      return store.databases.insertOrFind({
-        id, client_token: clientToken, name, server_id: serverId, type, version,
-        engine_version: engineVersion, storage_gb: storageGb, username: userNameFor(name),
-        password_hash: passwordHash, password_set_at_ms: now,
-        data_seed: id, data_bytes: initialDataBytes(type, storageGb), last_restored_backup_id: null,
-        busy_status: 'creating', busy_until_ms: now + ctx.provisionMs, created_at_ms: now,
+    // A create sent again under its token is answered without hashing the password again.
+    const replayed = store.databases.findByToken(clientToken);
+    if (replayed) return { status: 200, body: { database: showDatabase(store, replayed, ctx.now()) } };
+    return hashPasswordOffLoop(password).then((passwordHash) => {
+      const now = ctx.now();
+      const { row, created } = store.transaction(() => {
+        const found = store.databases.findByToken(clientToken);
+        if (found) return { row: found, created: false };
+        if (!store.servers.get(serverId)) throw unprocessable('server_id', `server_id "${serverId}" is not a server of this account`);
+        const id = randomUUID();
+        return store.databases.insertOrFind({
+          id, client_token: clientToken, name, server_id: serverId, type, version,
+          engine_version: engineVersion, storage_gb: storageGb, username: userNameFor(name),
+          password_hash: passwordHash, password_set_at_ms: now,
+          data_seed: id, data_bytes: initialDataBytes(type, storageGb), last_restored_backup_id: null,
+          busy_status: 'creating', busy_until_ms: now + ctx.provisionMs, created_at_ms: now,
+        });
       });
+      return { status: created ? 201 : 200, body: { database: showDatabase(store, row, now) } };
     });
-    return { status: created ? 201 : 200, body: { database: showDatabase(store, row, now) } };
   }));
 
   router.get('/v1/databases/:id', route((req) => ({ status: 200, body: { database: showDatabase(store, existing(pathId(req)), ctx.now()) } })));

@@ -4,7 +4,7 @@
  * ends. A transition cut short takes its not-yet-reached lines back. Reads see only lines whose
  * time has come, and each app keeps its newest lines only.
  */
-import type Database from 'better-sqlite3';
+import type { StatementCache } from '../../store/statement-cache.js';
 
 export type LogStream = 'stdout' | 'stderr' | 'system';
 
@@ -24,14 +24,14 @@ export interface LogQuery {
 export const LOG_LINES_KEPT = 2000;
 
 export class AppLogsTable {
-  constructor(private readonly db: Database.Database) {}
+  constructor(private readonly sql: StatementCache) {}
 
   append(appId: string, lines: readonly LogLineRow[]): void {
     if (lines.length === 0) return;
-    const insert = this.db.prepare('INSERT INTO app_logs (app_id, ts_ms, stream, line) VALUES (?, ?, ?, ?)');
+    const insert = this.sql.get('INSERT INTO app_logs (app_id, ts_ms, stream, line) VALUES (?, ?, ?, ?)');
     for (const l of lines) insert.run(appId, l.ts_ms, l.stream, l.line);
-    this.db
-      .prepare(
+    this.sql
+      .get(
         `DELETE FROM app_logs WHERE app_id = @app AND seq NOT IN
            (SELECT seq FROM app_logs WHERE app_id = @app ORDER BY ts_ms DESC, seq DESC LIMIT @kept)`,
       )
@@ -40,13 +40,13 @@ export class AppLogsTable {
 
   /** Takes back the lines stamped after `nowMs` (the outcome of a transition that will not happen); returns how many. */
   withdrawAfter(appId: string, nowMs: number): number {
-    return this.db.prepare('DELETE FROM app_logs WHERE app_id = ? AND ts_ms > ?').run(appId, nowMs).changes;
+    return this.sql.get('DELETE FROM app_logs WHERE app_id = ? AND ts_ms > ?').run(appId, nowMs).changes;
   }
 
   /** The newest `tail` lines up to `nowMs` (and from `sinceMs`, if given), oldest first. */
   read(appId: string, query: LogQuery): LogLineRow[] {
-    const rows = this.db
-      .prepare(
+    const rows = this.sql
+      .get(
         `SELECT ts_ms, stream, line FROM app_logs
          WHERE app_id = @app AND ts_ms <= @now AND ts_ms >= @since
          ORDER BY ts_ms DESC, seq DESC LIMIT @tail`,

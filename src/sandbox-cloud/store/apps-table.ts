@@ -1,7 +1,7 @@
 /**
  * @module The sandbox's hosted apps as stored: insert-or-find by client token, read, redeploy, delete.
  */
-import type Database from 'better-sqlite3';
+import type { StatementCache } from '../../store/statement-cache.js';
 
 export interface AppRow {
   id: string;
@@ -22,12 +22,12 @@ export interface AppRow {
 export type AppChange = Pick<AppRow, 'config_json' | 'state' | 'release' | 'release_digest' | 'busy_status' | 'busy_until_ms' | 'updated_at_ms'>;
 
 export class AppsTable {
-  constructor(private readonly db: Database.Database) {}
+  constructor(private readonly sql: StatementCache) {}
 
   /** Inserts `row` unless its client token is taken; either way returns the app holding the token. */
   insertOrFind(row: AppRow): { row: AppRow; created: boolean } {
-    const info = this.db
-      .prepare(
+    const info = this.sql
+      .get(
         `INSERT INTO apps (id, client_token, name, server_id, config_json, state, release, release_digest,
            busy_status, busy_until_ms, created_at_ms, updated_at_ms)
          VALUES (@id, @client_token, @name, @server_id, @config_json, @state, @release, @release_digest,
@@ -41,20 +41,20 @@ export class AppsTable {
   }
 
   get(id: string): AppRow | undefined {
-    return this.db.prepare('SELECT * FROM apps WHERE id = ?').get(id) as AppRow | undefined;
+    return this.sql.get('SELECT * FROM apps WHERE id = ?').get(id) as AppRow | undefined;
   }
 
   findByToken(clientToken: string): AppRow | undefined {
-    return this.db.prepare('SELECT * FROM apps WHERE client_token = ?').get(clientToken) as AppRow | undefined;
+    return this.sql.get('SELECT * FROM apps WHERE client_token = ?').get(clientToken) as AppRow | undefined;
   }
 
   list(): AppRow[] {
-    return this.db.prepare('SELECT * FROM apps ORDER BY created_at_ms, id').all() as AppRow[];
+    return this.sql.get('SELECT * FROM apps ORDER BY created_at_ms, id').all() as AppRow[];
   }
 
   update(id: string, change: AppChange): AppRow | undefined {
-    this.db
-      .prepare(
+    this.sql
+      .get(
         `UPDATE apps SET config_json = @config_json, state = @state, release = @release, release_digest = @release_digest,
            busy_status = @busy_status, busy_until_ms = @busy_until_ms, updated_at_ms = @updated_at_ms WHERE id = @id`,
       )
@@ -63,6 +63,6 @@ export class AppsTable {
   }
 
   delete(id: string): boolean {
-    return this.db.prepare('DELETE FROM apps WHERE id = ?').run(id).changes === 1;
+    return this.sql.get('DELETE FROM apps WHERE id = ?').run(id).changes === 1;
   }
 }

@@ -2,7 +2,7 @@
  * @module The sandbox's database backups as stored: insert-or-find by client token, read, list
  * (all, by token, by database), delete. A backup keeps the data it copied, so it outlives its database.
  */
-import type Database from 'better-sqlite3';
+import type { StatementCache } from '../../store/statement-cache.js';
 
 export interface BackupRow {
   id: string;
@@ -22,12 +22,12 @@ export interface BackupRow {
 }
 
 export class BackupsTable {
-  constructor(private readonly db: Database.Database) {}
+  constructor(private readonly sql: StatementCache) {}
 
   /** Inserts `row` unless its client token is taken; either way returns the backup holding the token. */
   insertOrFind(row: BackupRow): { row: BackupRow; created: boolean } {
-    const info = this.db
-      .prepare(
+    const info = this.sql
+      .get(
         `INSERT INTO backups (id, client_token, database_id, database_type, data_seed, data_bytes, manifest, size_bytes,
            checksum, created_at_ms, started_at_ms, completed_at_ms)
          VALUES (@id, @client_token, @database_id, @database_type, @data_seed, @data_bytes, @manifest, @size_bytes,
@@ -41,20 +41,20 @@ export class BackupsTable {
   }
 
   get(id: string): BackupRow | undefined {
-    return this.db.prepare('SELECT * FROM backups WHERE id = ?').get(id) as BackupRow | undefined;
+    return this.sql.get('SELECT * FROM backups WHERE id = ?').get(id) as BackupRow | undefined;
   }
 
   findByToken(clientToken: string): BackupRow | undefined {
-    return this.db.prepare('SELECT * FROM backups WHERE client_token = ?').get(clientToken) as BackupRow | undefined;
+    return this.sql.get('SELECT * FROM backups WHERE client_token = ?').get(clientToken) as BackupRow | undefined;
   }
 
   /** All backups, or only those of one database, oldest first. */
   list(databaseId?: string): BackupRow[] {
-    if (databaseId === undefined) return this.db.prepare('SELECT * FROM backups ORDER BY created_at_ms, id').all() as BackupRow[];
-    return this.db.prepare('SELECT * FROM backups WHERE database_id = ? ORDER BY created_at_ms, id').all(databaseId) as BackupRow[];
+    if (databaseId === undefined) return this.sql.get('SELECT * FROM backups ORDER BY created_at_ms, id').all() as BackupRow[];
+    return this.sql.get('SELECT * FROM backups WHERE database_id = ? ORDER BY created_at_ms, id').all(databaseId) as BackupRow[];
   }
 
   delete(id: string): boolean {
-    return this.db.prepare('DELETE FROM backups WHERE id = ?').run(id).changes === 1;
+    return this.sql.get('DELETE FROM backups WHERE id = ?').run(id).changes === 1;
   }
 }

@@ -3,18 +3,18 @@
  * first; backups of it and restores into it then run one after another, each queued behind
  * the last, and while one runs the database shows `backing_up` or `restoring`.
  */
-import type Database from 'better-sqlite3';
+import type { StatementCache } from '../../store/statement-cache.js';
 import type { DatabaseRow } from './databases-table.js';
 
 export type DatabaseActivity = 'backing_up' | 'restoring';
 
 export class DatabaseActivities {
-  constructor(private readonly db: Database.Database) {}
+  constructor(private readonly sql: StatementCache) {}
 
   /** When everything already asked of the database is done: a new operation starts then (or now, if later). */
   queueEnd(row: DatabaseRow): number {
-    const ops = this.db
-      .prepare(
+    const ops = this.sql
+      .get(
         `SELECT max(
            coalesce((SELECT max(completed_at_ms) FROM backups WHERE database_id = @id), 0),
            coalesce((SELECT max(completed_at_ms) FROM restores WHERE database_id = @id), 0)) AS until`,
@@ -25,8 +25,8 @@ export class DatabaseActivities {
 
   /** The backup or restore running on the database at `nowMs`, if any. */
   at(databaseId: string, nowMs: number): DatabaseActivity | null {
-    const found = this.db
-      .prepare(
+    const found = this.sql
+      .get(
         `SELECT 'backing_up' AS activity FROM backups WHERE database_id = @id AND started_at_ms <= @now AND completed_at_ms > @now
          UNION ALL
          SELECT 'restoring' FROM restores WHERE database_id = @id AND started_at_ms <= @now AND completed_at_ms > @now

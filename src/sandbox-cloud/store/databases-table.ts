@@ -2,7 +2,7 @@
  * @module The sandbox's hosted databases as stored: insert-or-find by client token, read, change
  * (version, storage, password hash, restored data), delete.
  */
-import type Database from 'better-sqlite3';
+import type { StatementCache } from '../../store/statement-cache.js';
 
 export interface DatabaseRow {
   id: string;
@@ -27,12 +27,12 @@ export interface DatabaseRow {
 }
 
 export class DatabasesTable {
-  constructor(private readonly db: Database.Database) {}
+  constructor(private readonly sql: StatementCache) {}
 
   /** Inserts `row` unless its client token is taken; either way returns the database holding the token. */
   insertOrFind(row: DatabaseRow): { row: DatabaseRow; created: boolean } {
-    const info = this.db
-      .prepare(
+    const info = this.sql
+      .get(
         `INSERT INTO databases (id, client_token, name, server_id, type, version, engine_version, storage_gb,
            username, password_hash, password_set_at_ms, data_seed, data_bytes, last_restored_backup_id,
            busy_status, busy_until_ms, created_at_ms)
@@ -48,41 +48,41 @@ export class DatabasesTable {
   }
 
   get(id: string): DatabaseRow | undefined {
-    return this.db.prepare('SELECT * FROM databases WHERE id = ?').get(id) as DatabaseRow | undefined;
+    return this.sql.get('SELECT * FROM databases WHERE id = ?').get(id) as DatabaseRow | undefined;
   }
 
   findByToken(clientToken: string): DatabaseRow | undefined {
-    return this.db.prepare('SELECT * FROM databases WHERE client_token = ?').get(clientToken) as DatabaseRow | undefined;
+    return this.sql.get('SELECT * FROM databases WHERE client_token = ?').get(clientToken) as DatabaseRow | undefined;
   }
 
   list(): DatabaseRow[] {
-    return this.db.prepare('SELECT * FROM databases ORDER BY created_at_ms, id').all() as DatabaseRow[];
+    return this.sql.get('SELECT * FROM databases ORDER BY created_at_ms, id').all() as DatabaseRow[];
   }
 
   setVersion(id: string, version: string, engineVersion: string): DatabaseRow | undefined {
-    this.db.prepare('UPDATE databases SET version = ?, engine_version = ? WHERE id = ?').run(version, engineVersion, id);
+    this.sql.get('UPDATE databases SET version = ?, engine_version = ? WHERE id = ?').run(version, engineVersion, id);
     return this.get(id);
   }
 
   setStorage(id: string, storageGb: number): DatabaseRow | undefined {
-    this.db.prepare('UPDATE databases SET storage_gb = ? WHERE id = ?').run(storageGb, id);
+    this.sql.get('UPDATE databases SET storage_gb = ? WHERE id = ?').run(storageGb, id);
     return this.get(id);
   }
 
   setPasswordHash(id: string, passwordHash: string, atMs: number): DatabaseRow | undefined {
-    this.db.prepare('UPDATE databases SET password_hash = ?, password_set_at_ms = ? WHERE id = ?').run(passwordHash, atMs, id);
+    this.sql.get('UPDATE databases SET password_hash = ?, password_set_at_ms = ? WHERE id = ?').run(passwordHash, atMs, id);
     return this.get(id);
   }
 
   /** Replaces the database's data volume with a backup's. */
   restoreData(id: string, backup: { id: string; data_seed: string; data_bytes: number }): DatabaseRow | undefined {
-    this.db
-      .prepare('UPDATE databases SET data_seed = ?, data_bytes = ?, last_restored_backup_id = ? WHERE id = ?')
+    this.sql
+      .get('UPDATE databases SET data_seed = ?, data_bytes = ?, last_restored_backup_id = ? WHERE id = ?')
       .run(backup.data_seed, backup.data_bytes, backup.id, id);
     return this.get(id);
   }
 
   delete(id: string): boolean {
-    return this.db.prepare('DELETE FROM databases WHERE id = ?').run(id).changes === 1;
+    return this.sql.get('DELETE FROM databases WHERE id = ?').run(id).changes === 1;
   }
 }

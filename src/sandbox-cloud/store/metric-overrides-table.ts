@@ -2,7 +2,7 @@
  * @module The figures a test set for a sandbox server's metrics: per server, each of cpu, memory
  * and disk either held at a value or (null) left to the simulation.
  */
-import type Database from 'better-sqlite3';
+import type { StatementCache } from '../../store/statement-cache.js';
 
 export const METRIC_FIELDS = ['cpu_percent', 'memory_percent', 'disk_percent'] as const;
 export type MetricField = (typeof METRIC_FIELDS)[number];
@@ -11,11 +11,11 @@ export type MetricField = (typeof METRIC_FIELDS)[number];
 export type MetricOverrides = Partial<Record<MetricField, number | null>>;
 
 export class MetricOverridesTable {
-  constructor(private readonly db: Database.Database) {}
+  constructor(private readonly sql: StatementCache) {}
 
   /** The figures held for a server (only the fields that are held). */
   get(serverId: string): Partial<Record<MetricField, number>> {
-    const row = this.db.prepare('SELECT cpu_percent, memory_percent, disk_percent FROM metric_overrides WHERE server_id = ?').get(serverId) as Record<MetricField, number | null> | undefined;
+    const row = this.sql.get('SELECT cpu_percent, memory_percent, disk_percent FROM metric_overrides WHERE server_id = ?').get(serverId) as Record<MetricField, number | null> | undefined;
     const held: Partial<Record<MetricField, number>> = {};
     for (const field of METRIC_FIELDS) if (row && row[field] !== null) held[field] = row[field];
     return held;
@@ -26,9 +26,9 @@ export class MetricOverridesTable {
     const merged: Record<MetricField, number | null> = { cpu_percent: null, memory_percent: null, disk_percent: null, ...this.get(serverId) };
     for (const field of METRIC_FIELDS) if (change[field] !== undefined) merged[field] = change[field];
     if (METRIC_FIELDS.every((f) => merged[f] === null)) {
-      this.db.prepare('DELETE FROM metric_overrides WHERE server_id = ?').run(serverId);
+      this.sql.get('DELETE FROM metric_overrides WHERE server_id = ?').run(serverId);
     } else {
-      this.db.prepare(
+      this.sql.get(
         `INSERT INTO metric_overrides (server_id, cpu_percent, memory_percent, disk_percent) VALUES (@server_id, @cpu_percent, @memory_percent, @disk_percent)
          ON CONFLICT(server_id) DO UPDATE SET cpu_percent = excluded.cpu_percent, memory_percent = excluded.memory_percent, disk_percent = excluded.disk_percent`,
       ).run({ server_id: serverId, ...merged });

@@ -13,6 +13,7 @@ import { DatabasesTable } from './databases-table.js';
 import { MetricOverridesTable } from './metric-overrides-table.js';
 import { RestoresTable } from './restores-table.js';
 import { ServersTable } from './servers-table.js';
+import { StatementCache } from '../../store/statement-cache.js';
 
 export class SandboxStore {
   readonly servers: ServersTable;
@@ -27,14 +28,16 @@ export class SandboxStore {
 
   constructor(dataDir: string) {
     this.db = openSandboxDatabase(dataDir);
-    this.servers = new ServersTable(this.db);
-    this.databases = new DatabasesTable(this.db);
-    this.backups = new BackupsTable(this.db);
-    this.restores = new RestoresTable(this.db);
-    this.activities = new DatabaseActivities(this.db);
-    this.apps = new AppsTable(this.db);
-    this.appLogs = new AppLogsTable(this.db);
-    this.metricOverrides = new MetricOverridesTable(this.db);
+    // Each SQL text is prepared once: preparing costs more than running most of these.
+    const sql = new StatementCache(this.db);
+    this.servers = new ServersTable(sql);
+    this.databases = new DatabasesTable(sql);
+    this.backups = new BackupsTable(sql);
+    this.restores = new RestoresTable(sql);
+    this.activities = new DatabaseActivities(sql);
+    this.apps = new AppsTable(sql);
+    this.appLogs = new AppLogsTable(sql);
+    this.metricOverrides = new MetricOverridesTable(sql);
   }
 
   /** Runs `work` in one write transaction. */
