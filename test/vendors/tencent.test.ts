@@ -140,6 +140,18 @@ describe('tencent driver', () => {
     expect(d.instances().map((s) => s.userData)).toEqual([USER_DATA, null]);
   });
 
+  it('ends a call Tencent keeps throttling (RequestLimitExceeded) within seconds, as a passing fault with Tencent\'s code', async () => {
+    const d = await double({ rateLimit: { limit: 1, windowMs: 60_000 } });
+    const driver = await tencentVendor.createCloudDriver(config(d.url));
+    expect((await driver.testCredentials()).ok).toBe(true);
+    const started = Date.now();
+    const throttled = await driver.regions().then(() => null, (error: unknown) => error);
+    expect(throttled).toBeInstanceOf(VendorUnavailableError);
+    expect(throttled).toMatchObject({ status: 429, message: expect.stringContaining('tencent: describe regions: RequestLimitExceeded: ') });
+    expect(Date.now() - started, 'three waits of a second, then the reconciler takes over').toBeLessThan(6_000);
+    expect(d.calls.filter((c) => c.status === 429)).toHaveLength(4);
+  });
+
   it('connects through the outbound guard: a loopback endpoint is refused when private endpoints are closed, and nothing reaches the double', async () => {
     const d = await double();
     vi.stubEnv('CAIRN_ALLOW_PRIVATE_ENDPOINTS', '');
