@@ -17,6 +17,7 @@ import { startLeasewebDouble } from '../test/doubles/leaseweb.js';
 import { SCALEWAY_TEST_PROJECT, startScalewayDouble } from '../test/doubles/scaleway.js';
 import { startIonosDouble } from '../test/doubles/ionos.js';
 import { startLinodeDouble } from '../test/doubles/linode.js';
+import { startTencentDouble, TENCENT_TEST_SECRET_ID } from '../test/doubles/tencent/index.js';
 import { startVultrDouble } from '../test/doubles/vultr.js';
 import type { VendorDouble } from '../test/support/vendor-double.js';
 import type { Benchmark } from './support/benchmark.js';
@@ -43,7 +44,7 @@ export interface VendorsResult {
 interface VendorUnderBench {
   vendor: string;
   /** Starts the vendor's double answering in `latencyMs`, with `token`. */
-  start(token: string, latencyMs: number): Promise<VendorDouble>;
+  start(token: string, latencyMs: number): Promise<Pick<VendorDouble, 'url' | 'calls' | 'violations' | 'stop'>>;
   regions: string[];
   size: string;
   image: string;
@@ -76,6 +77,10 @@ const BENCHED: VendorUnderBench[] = [
     image: 'debian-12',
   },
   { vendor: 'ionos', start: (token, latencyMs) => startIonosDouble({ token, latencyMs, actionMs: 1000 }), regions: ['de/fra', 'de/txl', 'gb/lhr'], size: 'e-1c-2gb', image: 'debian-12' },
+  {
+    vendor: 'tencent', start: (token, latencyMs) => startTencentDouble({ token, latencyMs, actionMs: 1000, pageSize: 100 }), regions: ['ap-guangzhou-3', 'ap-singapore-1', 'eu-frankfurt-1'],
+    size: 'S5.SMALL1', image: 'debian-12', credentials: (token) => JSON.stringify({ secret_id: TENCENT_TEST_SECRET_ID, secret_key: token }),
+  },
 ];
 
 async function bench(target: VendorUnderBench, progress: (line: string) => void): Promise<VendorFigures> {

@@ -1,0 +1,47 @@
+/**
+ * @module A stateful double of Tencent Cloud's API 3.0 on loopback, for the tencent driver's
+ * tests: CVM (cvm.ts) served at `/cvm/` on the wire of server.ts, every request's TC3 signature
+ * recomputed with the SecretKey, every request and answer checked against CVM's api.json
+ * (test/vendor-apis/tencent/cvm/v20170312/api.json). The unmodified SDK is its client.
+ */
+import type { CommonDoubleOptions, DoubleCall } from '../../support/vendor-double.js';
+import { vendorDocument } from '../../support/vendor-double.js';
+import { TencentApiValidator } from '../../support/tencent-api-validator.js';
+import { CvmState, type CvmInstance } from './cvm.js';
+import { startTencentServer } from './server.js';
+
+/** The SecretId the double knows (the SecretKey is the options' `token`). */
+export const TENCENT_TEST_SECRET_ID = 'AKIDcairnTestSecretId0000000000000000';
+
+export const CVM_DOCUMENT = vendorDocument('tencent', 'cvm', 'v20170312', 'api.json');
+
+export interface TencentDoubleOptions extends CommonDoubleOptions {
+  /** The most items a Describe list gives a page, whatever `Limit` asks (Tencent: 100); small so lists page. */
+  pageSize?: number;
+}
+
+export interface TencentDouble {
+  url: string;
+  calls: DoubleCall[];
+  violations: string[];
+  setFaultRatio(ratio: number, seed?: number): void;
+  /** What the double holds now (tests look at "the cloud" directly). */
+  instances(): CvmInstance[];
+  stop(): Promise<void>;
+}
+
+let validator: TencentApiValidator | undefined;
+
+export async function startTencentDouble(options: TencentDoubleOptions = {}): Promise<TencentDouble> {
+  validator ??= new TencentApiValidator(CVM_DOCUMENT);
+  const cvm = new CvmState({ actionMs: options.actionMs ?? 150, pageSize: options.pageSize ?? 3 });
+  const server = await startTencentServer({
+    services: { cvm: { validator, handlers: cvm.handlers() } },
+    secretId: TENCENT_TEST_SECRET_ID,
+    secretKey: options.token ?? 'tencent-test-token',
+    ...(options.rateLimit ? { rateLimit: options.rateLimit } : {}),
+    ...(options.latencyMs ? { latencyMs: options.latencyMs } : {}),
+    ...(options.slowAnswers ? { slowAnswers: options.slowAnswers } : {}),
+  });
+  return { ...server, instances: () => cvm.all() };
+}
