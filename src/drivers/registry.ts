@@ -16,6 +16,7 @@ import { sshVendor } from './ssh/index.js';
 import { vultrVendor } from './vultr/index.js';
 import { contaboVendor } from './contabo/index.js';
 import { tencentVendor } from './tencent/index.js';
+import { azureVendor } from './azure/index.js';
 
 export const vendors: Map<string, Vendor> = new Map<string, Vendor>([
   [sandboxVendor.id, sandboxVendor],
@@ -30,6 +31,7 @@ export const vendors: Map<string, Vendor> = new Map<string, Vendor>([
   [linodeVendor.id, linodeVendor],
   [ionosVendor.id, ionosVendor],
   [tencentVendor.id, tencentVendor],
+  [azureVendor.id, azureVendor],
   [sshVendor.id, sshVendor],
 ]);
 

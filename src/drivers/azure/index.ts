@@ -1,0 +1,39 @@
+/**
+ * @module The `azure` vendor: virtual machines through Microsoft's official SDKs
+ * (`@azure/arm-compute`, `@azure/arm-network`, `@azure/arm-resources-subscriptions`, signed in
+ * by `@azure/identity` as a service principal), at Azure Resource Manager
+ * (https://management.azure.com, or the Provider's `spec.endpoint`) with tokens from the Entra
+ * authority (`authority_host` in the credentials). The servers of a provider live in one
+ * resource group (`resource_group`, default `cairn`), which must exist. Databases and apps on
+ * them run over SSH; Azure's managed databases are not built yet.
+ */
+import type { CloudDriver, DriverConfig, RuntimeDriver, Vendor } from '../contract.js';
+import { sshRuntimeFor } from '../kit/ssh-runtime.js';
+import { azureClients, DEFAULT_RESOURCE_GROUP } from './azure-clients.js';
+import { AzureCloudDriver } from './cloud-driver.js';
+
+/** How often a long-running operation is polled when Azure names no Retry-After (ms); CAIRN_POLL_MS in tests. */
+function pollMs(): number {
+  const value = Number(process.env['CAIRN_POLL_MS']);
+  return Number.isFinite(value) && value > 0 ? value : 2_000;
+}
+
+export const azureVendor: Vendor = {
+  id: 'azure',
+  description: 'Microsoft Azure: virtual machines in 60-odd regions, through Azure Resource Manager. Managed databases are not built yet; databases and apps on its VMs run over SSH.',
+  credentialFields: [
+    { name: 'tenant_id', description: "The Entra ID tenant (directory) id of the service principal.", required: true },
+    { name: 'client_id', description: "The service principal's application (client) id (Entra ID → App registrations).", required: true },
+    { name: 'client_secret', description: 'A client secret of that application (Certificates & secrets).', required: true },
+    { name: 'subscription_id', description: 'The subscription servers are made in; the application needs a role such as Contributor on it or on the resource group.', required: true },
+    { name: 'resource_group', description: `The existing resource group cairn puts this provider's servers and networks in (default "${DEFAULT_RESOURCE_GROUP}").`, required: false },
+    { name: 'authority_host', description: 'The Entra authority tokens are asked from (default https://login.microsoftonline.com; sovereign clouds have their own).', required: false },
+  ],
+  // eslint-disable-next-line @typescript-eslint/require-await -- a refusal (missing field, bad endpoint) is a rejected promise, as for every vendor
+  async createCloudDriver(config: DriverConfig): Promise<CloudDriver> {
+    return new AzureCloudDriver(azureClients(config), pollMs());
+  },
+  createRuntimeDriver(config: DriverConfig): Promise<RuntimeDriver> {
+    return sshRuntimeFor('azure', config);
+  },
+};
