@@ -126,6 +126,9 @@ describe('gcp driver', () => {
     expect(d.calls.filter((c) => c.operationId === 'compute.instances.insert'), 'nothing inserted for a zone, type or image that does not exist').toEqual([]);
     await expect(gcpVendor.createCloudDriver({ ...config(d.url), credentials: undefined })).rejects.toThrow(/gcp needs credentials with a "serviceAccountKey"/);
     await expect(gcpVendor.createCloudDriver(config(d.url, { credentials: { serviceAccountKey: '{"type":"authorized_user"}' } }))).rejects.toThrow(/"type" "authorized_user", not "service_account"/);
+    const keyFields = JSON.parse(testServiceAccountKey(d.url)) as Record<string, string>;
+    const asFields = await gcpVendor.createCloudDriver(config(d.url, { credentials: keyFields }));
+    expect((await asFields.testCredentials()).ok, 'the key file itself as the credential bundle (a credentialsRef.env variable holding it)').toBe(true);
     expect(() => readServiceAccountKey(JSON.stringify({ type: 'service_account', private_key: '-----BEGIN PRIVATE KEY-----', client_email: 'a@b' }), 'Provider/p')).toThrow('Provider/p: the service-account key has no "project_id"');
   });
 

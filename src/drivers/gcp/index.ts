@@ -15,10 +15,13 @@ import { readServiceAccountKey } from './service-account.js';
 
 export const GCP_API = 'https://compute.googleapis.com';
 
-/** The client for a Provider: its key read and checked, its endpoint checked. */
+/** The client for a Provider: its key (the `serviceAccountKey` field, or the key file's own fields) read and checked, its endpoint checked. */
 export function gcpClient(config: DriverConfig): GcpClient {
   const where = `Provider/${config.providerName}`;
-  const key = readServiceAccountKey(config.credentials?.['serviceAccountKey'], where, config.credentials?.['project']);
+  const credentials = config.credentials ?? {};
+  // A `credentialsRef.env` variable holding the key file itself (a JSON object) arrives as its fields.
+  const json = credentials['serviceAccountKey'] ?? (credentials['type'] === 'service_account' ? JSON.stringify(credentials) : undefined);
+  const key = readServiceAccountKey(json, where, credentials['type'] === 'service_account' ? undefined : credentials['project']);
   const endpoint = checkedEndpoint(config.providerName, config.spec.endpoint);
   return new GcpClient({ key, endpoint, requestTimeoutMs: config.requestTimeoutMs });
 }
