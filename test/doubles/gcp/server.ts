@@ -87,7 +87,6 @@ export async function startGcpDouble(options: GcpDoubleOptions = {}): Promise<Gc
   let faultRatio = 0;
   let random = seededRandom(1);
   const window: number[] = [];
-  let url = '';
   const tokens = new TokenEndpoint(new Map([[GCP_CLIENT_EMAIL, testServiceAccountKeys().publicKey]]), ['https://oauth2.googleapis.com/token']);
 
   function rateLimited(): { refused?: ComputeAnswer; headers: Record<string, string> } {
@@ -178,7 +177,7 @@ export async function startGcpDouble(options: GcpDoubleOptions = {}): Promise<Gc
     })();
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
   return {
     url,
     calls,
