@@ -15,6 +15,7 @@ import { startExoscaleDouble } from '../test/doubles/exoscale.js';
 import { startHetznerDouble } from '../test/doubles/hetzner.js';
 import { startLeasewebDouble } from '../test/doubles/leaseweb.js';
 import { SCALEWAY_TEST_PROJECT, startScalewayDouble } from '../test/doubles/scaleway.js';
+import { startGcpDouble, testServiceAccountKey } from '../test/doubles/gcp/server.js';
 import { startIonosDouble } from '../test/doubles/ionos.js';
 import { startLinodeDouble } from '../test/doubles/linode.js';
 import { startTencentDouble, TENCENT_TEST_SECRET_ID } from '../test/doubles/tencent/index.js';
@@ -48,8 +49,8 @@ interface VendorUnderBench {
   regions: string[];
   size: string;
   image: string;
-  /** The credentials variable's value for `token`, when the vendor takes more than a token (a JSON bundle). */
-  credentials?(token: string): string;
+  /** The credentials variable's value for `token`, when the vendor takes more than a token (a JSON bundle; Google's key names the double's token endpoint, at `url`). */
+  credentials?(token: string, url: string): string;
 }
 
 const BENCHED: VendorUnderBench[] = [
@@ -81,6 +82,10 @@ const BENCHED: VendorUnderBench[] = [
     vendor: 'tencent', start: (token, latencyMs) => startTencentDouble({ token, latencyMs, actionMs: 1000, pageSize: 100 }), regions: ['ap-guangzhou-3', 'ap-singapore-1', 'eu-frankfurt-1'],
     size: 'S5.SMALL1', image: 'debian-12', credentials: (token) => JSON.stringify({ secret_id: TENCENT_TEST_SECRET_ID, secret_key: token }),
   },
+  {
+    vendor: 'gcp', start: (_token, latencyMs) => startGcpDouble({ latencyMs, actionMs: 1000, maxPerPage: 500 }), regions: ['europe-west1-b', 'europe-west1-c', 'us-central1-a'], size: 'e2-small',
+    image: 'debian-12', credentials: (_token, url) => testServiceAccountKey(url),
+  },
 ];
 
 async function bench(target: VendorUnderBench, progress: (line: string) => void): Promise<VendorFigures> {
@@ -88,8 +93,8 @@ async function bench(target: VendorUnderBench, progress: (line: string) => void)
   const root = mkdtempSync(join(tmpdir(), 'cairn-bench-vendors-'));
   process.env.CAIRN_ALLOW_PRIVATE_ENDPOINTS = 'true';
   const tokenEnv = `CAIRN_BENCH_${vendor.toUpperCase()}_TOKEN`;
-  process.env[tokenEnv] = target.credentials ? target.credentials('bench-token') : 'bench-token';
   const double = await target.start('bench-token', LATENCY_MS);
+  process.env[tokenEnv] = target.credentials ? target.credentials('bench-token', double.url) : 'bench-token';
   const store = Store.open(join(root, 'state'));
   const controller = new Controller(store, { dataDir: join(root, 'state'), pollMs: 1000 });
   try {

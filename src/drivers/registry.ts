@@ -5,6 +5,7 @@ import type { Vendor } from './contract.js';
 import { UnsupportedError } from './errors.js';
 import { digitalOceanVendor } from './digitalocean/index.js';
 import { exoscaleVendor } from './exoscale/index.js';
+import { gcpVendor } from './gcp/index.js';
 import { hetznerVendor } from './hetzner/index.js';
 import { leasewebVendor } from './leaseweb/index.js';
 import { ionosVendor } from './ionos/index.js';
@@ -32,6 +33,7 @@ export const vendors: Map<string, Vendor> = new Map<string, Vendor>([
   [ionosVendor.id, ionosVendor],
   [tencentVendor.id, tencentVendor],
   [azureVendor.id, azureVendor],
+  [gcpVendor.id, gcpVendor],
   [sshVendor.id, sshVendor],
 ]);
 

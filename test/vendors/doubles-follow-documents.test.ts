@@ -16,6 +16,7 @@ import { SCALEWAY_TEST_PROJECT, startScalewayDouble } from '../doubles/scaleway.
 import { startScalewayRdbDouble } from '../doubles/scaleway-rdb.js';
 import { startLinodeDouble } from '../doubles/linode.js';
 import { startVultrDouble } from '../doubles/vultr.js';
+import { GCP_CLIENT_EMAIL, GCP_PROJECT, startGcpDouble } from '../doubles/gcp/server.js';
 import { startVendorDouble, vendorDocument, type VendorDouble } from '../support/vendor-double.js';
 
 interface Case {
@@ -171,6 +172,32 @@ describe.each(CASES)('the $vendor double', (c) => {
       const answer = await fetch(`${double.url}${c.list.path}`, { headers: { ...c.required } });
       expect(answer.status).toBe(500);
       expect(double.violations).toEqual([expect.stringContaining(`answer to ${c.list.operationId} (200) breaks the document`)]);
+    } finally {
+      await double.stop();
+    }
+  });
+});
+
+// Google's double is not built on openapi-backend: it checks against Google's discovery document (test/support/discovery-validator.ts).
+describe('the gcp double', () => {
+  it('refuses a request its discovery document forbids, in Google’s error shape, and records it; replaces an answer it forbids by a 500', async () => {
+    const double = await startGcpDouble();
+    try {
+      double.tokens.issued.set('ya29.test', GCP_CLIENT_EMAIL);
+      const headers = { authorization: 'Bearer ya29.test', 'content-type': 'application/json' };
+      const base = `${double.url}/compute/v1/projects/${GCP_PROJECT}/zones/europe-west1-b/instances`;
+      const refused = await fetch(base, { method: 'POST', headers, body: JSON.stringify({ name: 'web-1', machine_type: 'e2-small' }) });
+      expect(refused.status).toBe(400);
+      expect(await refused.json()).toMatchObject({ error: { code: 400, status: 'INVALID_ARGUMENT', errors: [{ reason: 'invalid' }], message: expect.stringContaining('machine_type') } });
+      expect(double.violations).toEqual([expect.stringContaining('compute.instances.insert request: Instance must NOT have additional properties (machine_type)')]);
+      double.violations.length = 0;
+      const inserted = await fetch(`${base}?requestId=0d7c4b5e-1f2a-5b3c-8d4e-5f6a7b8c9d0e`, { method: 'POST', headers, body: JSON.stringify({ name: 'web-1', machineType: 'zones/europe-west1-b/machineTypes/e2-small', disks: [{ boot: true, initializeParams: { sourceImage: 'projects/debian-cloud/global/images/family/debian-12' } }] }) });
+      expect(inserted.status).toBe(200);
+      (double.compute.instances.get('europe-west1-b/web-1') as unknown as { status: string }).status = 'SLEEPING';
+      const broken = await fetch(`${base}/web-1`, { headers });
+      expect(broken.status).toBe(500);
+      expect(double.violations).toEqual([expect.stringContaining('compute.instances.get answer: Instance/status must be equal to one of the allowed values')]);
+      double.violations.length = 0;
     } finally {
       await double.stop();
     }

@@ -1,0 +1,48 @@
+/**
+ * @module The `gcp` vendor: Compute Engine instances through Google's own REST clients
+ * (`@googleapis/compute`, signed in with `google-auth-library` from a service-account key), at
+ * https://compute.googleapis.com or the Provider's `spec.endpoint` (the API root), the OAuth2
+ * token taken from the key's own `token_uri`; both through the outbound guard. Within Compute
+ * Engine's published rate quota (1,500 requests a minute per project per group). Databases and
+ * apps on its instances run over SSH.
+ */
+import type { CloudDriver, DriverConfig, RuntimeDriver, Vendor } from '../contract.js';
+import { checkedEndpoint } from '../kit/endpoint.js';
+import { sshRuntimeFor } from '../kit/ssh-runtime.js';
+import { GcpCloudDriver } from './cloud-driver.js';
+import { GcpClient } from './gcp-client.js';
+import { readServiceAccountKey } from './service-account.js';
+
+export const GCP_API = 'https://compute.googleapis.com';
+
+/** The client for a Provider: its key (the `serviceAccountKey` field, or the key file's own fields) read and checked, its endpoint checked. */
+export function gcpClient(config: DriverConfig): GcpClient {
+  const where = `Provider/${config.providerName}`;
+  const credentials = config.credentials ?? {};
+  // A `credentialsRef.env` variable holding the key file itself (a JSON object) arrives as its fields.
+  const json = credentials['serviceAccountKey'] ?? (credentials['type'] === 'service_account' ? JSON.stringify(credentials) : undefined);
+  const key = readServiceAccountKey(json, where, credentials['type'] === 'service_account' ? undefined : credentials['project']);
+  const endpoint = checkedEndpoint(config.providerName, config.spec.endpoint);
+  return new GcpClient({ key, endpoint, requestTimeoutMs: config.requestTimeoutMs });
+}
+
+function pollMs(): number {
+  const raw = Number(process.env['CAIRN_POLL_MS']);
+  return Number.isFinite(raw) && raw > 0 ? Math.min(raw, 2_000) : 500;
+}
+
+export const gcpVendor: Vendor = {
+  id: 'gcp',
+  description: 'Google Cloud: Compute Engine instances in any zone (europe-west1-b, us-central1-a, asia-northeast1-a, ...); a Server\'s region is a zone. Managed databases are not built yet; databases and apps on its instances run over SSH.',
+  credentialFields: [
+    { name: 'serviceAccountKey', description: 'A service-account key: the whole JSON file from IAM → Service accounts → Keys (type, project_id, private_key, client_email, token_uri). The account needs the Compute Instance Admin (v1) role.', required: true },
+    { name: 'project', description: 'The project to work in, when not the key\'s own project_id.', required: false },
+  ],
+  // eslint-disable-next-line @typescript-eslint/require-await -- a refusal (no key, bad endpoint) is a rejected promise, as for every vendor
+  async createCloudDriver(config: DriverConfig): Promise<CloudDriver> {
+    return new GcpCloudDriver(gcpClient(config), config.spec.endpoint ?? GCP_API, pollMs());
+  },
+  createRuntimeDriver(config: DriverConfig): Promise<RuntimeDriver> {
+    return sshRuntimeFor('gcp', config);
+  },
+};
