@@ -15,6 +15,7 @@ import { scalewayVendor } from './scaleway/index.js';
 import { sshVendor } from './ssh/index.js';
 import { vultrVendor } from './vultr/index.js';
 import { contaboVendor } from './contabo/index.js';
+import { ociVendor } from './oci/index.js';
 
 export const vendors: Map<string, Vendor> = new Map<string, Vendor>([
   [sandboxVendor.id, sandboxVendor],
@@ -28,6 +29,7 @@ export const vendors: Map<string, Vendor> = new Map<string, Vendor>([
   [leasewebVendor.id, leasewebVendor],
   [linodeVendor.id, linodeVendor],
   [ionosVendor.id, ionosVendor],
+  [ociVendor.id, ociVendor],
   [sshVendor.id, sshVendor],
 ]);
 
