@@ -16,6 +16,7 @@ import { startHetznerDouble } from '../test/doubles/hetzner.js';
 import { startLeasewebDouble } from '../test/doubles/leaseweb.js';
 import { SCALEWAY_TEST_PROJECT, startScalewayDouble } from '../test/doubles/scaleway.js';
 import { startIonosDouble } from '../test/doubles/ionos.js';
+import { ociDoubleCredentials, startOciDouble } from '../test/doubles/oci/server.js';
 import { startLinodeDouble } from '../test/doubles/linode.js';
 import { startVultrDouble } from '../test/doubles/vultr.js';
 import type { VendorDouble } from '../test/support/vendor-double.js';
@@ -76,6 +77,10 @@ const BENCHED: VendorUnderBench[] = [
     image: 'debian-12',
   },
   { vendor: 'ionos', start: (token, latencyMs) => startIonosDouble({ token, latencyMs, actionMs: 1000 }), regions: ['de/fra', 'de/txl', 'gb/lhr'], size: 'e-1c-2gb', image: 'debian-12' },
+  {
+    vendor: 'oci', start: (_token, latencyMs) => startOciDouble({ latencyMs, actionMs: 1000 }), regions: ['eu-frankfurt-1-ad-1', 'eu-frankfurt-1-ad-2', 'eu-frankfurt-1-ad-3'], size: 'VM.Standard2.1',
+    image: 'debian-12', credentials: () => JSON.stringify(ociDoubleCredentials()),
+  },
 ];
 
 async function bench(target: VendorUnderBench, progress: (line: string) => void): Promise<VendorFigures> {
