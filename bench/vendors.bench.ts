@@ -78,7 +78,7 @@ const BENCHED: VendorUnderBench[] = [
   },
   { vendor: 'ionos', start: (token, latencyMs) => startIonosDouble({ token, latencyMs, actionMs: 1000 }), regions: ['de/fra', 'de/txl', 'gb/lhr'], size: 'e-1c-2gb', image: 'debian-12' },
   {
-    vendor: 'oci', start: (_token, latencyMs) => startOciDouble({ latencyMs, actionMs: 1000 }), regions: ['eu-frankfurt-1-ad-1', 'eu-frankfurt-1-ad-2', 'eu-frankfurt-1-ad-3'], size: 'VM.Standard2.1',
+    vendor: 'oci', start: (_token, latencyMs) => startOciDouble({ latencyMs, actionMs: 1000, maxPerPage: 100 }), regions: ['eu-frankfurt-1-ad-1', 'eu-frankfurt-1-ad-2', 'eu-frankfurt-1-ad-3'], size: 'VM.Standard2.1',
     image: 'debian-12', credentials: () => JSON.stringify(ociDoubleCredentials()),
   },
 ];
