@@ -17,6 +17,7 @@ import type { DriverConfig } from '../../src/drivers/contract.js';
 import { UnsupportedError, VendorAuthError, VendorRejectedError, VendorUnavailableError } from '../../src/drivers/errors.js';
 import { ociVendor } from '../../src/drivers/oci/index.js';
 import { ociClients } from '../../src/drivers/oci/clients.js';
+import { ociRequired } from '../../src/drivers/oci/errors.js';
 import { keyFingerprint } from '../../src/drivers/oci/credentials.js';
 import { adSlug, imageSlug, shapeVcpus } from '../../src/drivers/oci/cloud-driver.js';
 import { readStatus, retryToken } from '../../src/drivers/oci/instances.js';
@@ -127,6 +128,24 @@ describe('oci driver', () => {
     // TERMINATING is gone for cairn (the double keeps the instance listed, as OCI does).
     expect(d.state.instances.map((i) => i.state)).toEqual(['TERMINATING']);
     expect(await driver.servers.observe({ key: 'cairn-resize-0', externalId: created.id })).toBeNull();
+  });
+
+  it('sends again after a 503 what is safe to repeat: a read, and a power action under the opc-retry-token the SDK gives it', async () => {
+    const d = await double();
+    const driver = await ociVendor.createCloudDriver(config(d));
+    const created = await driver.servers.create('cairn-again-0', desired);
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    const { compute } = ociClients(config(d));
+    d.failNext(1, 503);
+    expect((await ociRequired('read it', () => compute.getInstance({ instanceId: created.id }))).instance.id).toBe(created.id);
+    expect(d.calls.filter((c) => c.operationId === 'GetInstance').map((c) => c.status), 'a read is sent again').toEqual([503, 200]);
+    d.failNext(1, 503);
+    expect((await ociRequired('stop it', () => compute.instanceAction({ instanceId: created.id, action: 'STOP' }))).instance.lifecycleState).toBe('STOPPING');
+    expect(d.calls.filter((c) => c.operationId === 'InstanceAction').map((c) => c.status)).toEqual([503, 200]);
+    d.failNext(3, 503);
+    await expect(ociRequired('read it', () => compute.getInstance({ instanceId: created.id }))).rejects.toThrow(
+      /^oci: read it: 503 ServiceUnavailable: The service is currently unavailable \(opc-request-id [0-9A-F]+\)$/,
+    );
   });
 
   it('sends the first-boot user data base64 in metadata.user_data, and none when there is none', async () => {

@@ -7,7 +7,8 @@
  * request timeout and the driver call's AbortSignal. A 429's `Retry-After` pauses the whole
  * provider. Passing faults (5xx, 429, a refused connection) are sent again here, a few times with
  * back-off, when the request is safe to repeat: a read, a delete, or a request carrying an
- * `opc-retry-token` (OCI answers a repeat of that token with the first one's result). The
+ * `opc-retry-token` (OCI answers a repeat of that token with the first one's result; the SDK
+ * gives one of its own to every operation that takes one and was given none). The
  * SDK's own retries are turned off (see clients.ts), so a call ends within seconds and the
  * reconciler retries the rest.
  */
