@@ -17,6 +17,7 @@ import { startLeasewebDouble } from '../test/doubles/leaseweb.js';
 import { SCALEWAY_TEST_PROJECT, startScalewayDouble } from '../test/doubles/scaleway.js';
 import { startGcpDouble, testServiceAccountKey } from '../test/doubles/gcp/server.js';
 import { startIonosDouble } from '../test/doubles/ionos.js';
+import { ociDoubleCredentials, startOciDouble } from '../test/doubles/oci/server.js';
 import { startLinodeDouble } from '../test/doubles/linode.js';
 import { startTencentDouble, TENCENT_TEST_SECRET_ID } from '../test/doubles/tencent/index.js';
 import { startVultrDouble } from '../test/doubles/vultr.js';
@@ -85,6 +86,10 @@ const BENCHED: VendorUnderBench[] = [
   {
     vendor: 'gcp', start: (_token, latencyMs) => startGcpDouble({ latencyMs, actionMs: 1000, maxPerPage: 500 }), regions: ['europe-west1-b', 'europe-west1-c', 'us-central1-a'], size: 'e2-small',
     image: 'debian-12', credentials: (_token, url) => testServiceAccountKey(url),
+  },
+  {
+    vendor: 'oci', start: (_token, latencyMs) => startOciDouble({ latencyMs, actionMs: 1000, maxPerPage: 100 }), regions: ['eu-frankfurt-1-ad-1', 'eu-frankfurt-1-ad-2', 'eu-frankfurt-1-ad-3'], size: 'VM.Standard2.1',
+    image: 'debian-12', credentials: () => JSON.stringify(ociDoubleCredentials()),
   },
 ];
 

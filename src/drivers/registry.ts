@@ -18,6 +18,7 @@ import { vultrVendor } from './vultr/index.js';
 import { contaboVendor } from './contabo/index.js';
 import { tencentVendor } from './tencent/index.js';
 import { azureVendor } from './azure/index.js';
+import { ociVendor } from './oci/index.js';
 
 export const vendors: Map<string, Vendor> = new Map<string, Vendor>([
   [sandboxVendor.id, sandboxVendor],
@@ -34,6 +35,7 @@ export const vendors: Map<string, Vendor> = new Map<string, Vendor>([
   [tencentVendor.id, tencentVendor],
   [azureVendor.id, azureVendor],
   [gcpVendor.id, gcpVendor],
+  [ociVendor.id, ociVendor],
   [sshVendor.id, sshVendor],
 ]);
 
