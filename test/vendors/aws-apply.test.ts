@@ -23,7 +23,7 @@ describe('examples/vendors/aws', () => {
   it('applies and converges: three instances in their regions, each tagged with its key', async () => {
     const result = await apply('apply', '-f', dir, '--auto-approve', '--wait');
     expect(result.code, result.stdout + result.stderr).toBe(0);
-    expect(result.stdout).toContain('Apply complete: 3 ready.');
+    expect(result.stdout).toContain('Apply complete: 4 ready.');
     const instances = setup.double.ec2.live();
     expect(instances.map((i) => `${i.tags['Name']}:${i.region}:${i.type}:${i.state}:${i.imageId}`).sort()).toEqual([
       'web-dub:eu-west-1:t3.micro:running:ami-0f9e8d7c6b5a40312', 'web-fra:eu-central-1:t3.micro:running:ami-0f9e8d7c6b5a40312', 'web-iad:us-east-1:t3.small:running:ami-0f9e8d7c6b5a40312',

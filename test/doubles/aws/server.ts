@@ -34,7 +34,11 @@ export interface AwsDoubleOptions {
   slowAnswers?: { actions: readonly string[]; ms: number };
 }
 
+/** One request, as the shared harness logs calls (`operationId` is the action), with AWS's region and error code. */
 export interface AwsCall {
+  method: string;
+  path: string;
+  operationId: string;
   action: string;
   region: string;
   status: number;
@@ -49,6 +53,8 @@ export interface AwsDouble {
   ec2: Ec2Account;
   /** Answers `ratio` of requests (seeded) with 5xx. */
   setFaultRatio(ratio: number, seed?: number): void;
+  /** The next `count` requests fail with `status` (500: InternalError, else Unavailable). */
+  failNext(count: number, status: number): void;
   stop(): Promise<void>;
 }
 
@@ -71,6 +77,7 @@ export async function startAwsDouble(options: AwsDoubleOptions = {}): Promise<Aw
   const calls: AwsCall[] = [];
   const violations: string[] = [];
   let faultRatio = 0;
+  let failing: { count: number; status: number } = { count: 0, status: 500 };
   let random = seededRandom(1);
   let window: { start: number; count: number } = { start: 0, count: 0 };
 
@@ -84,7 +91,7 @@ export async function startAwsDouble(options: AwsDoubleOptions = {}): Promise<Aw
     const text = await readBody(request);
     const params = new URLSearchParams(text);
     const action = params.get('Action') ?? '';
-    const call: AwsCall = { action, region: '', status: 200 };
+    const call: AwsCall = { method: request.method ?? 'POST', path: request.url ?? '/', operationId: action, action, region: '', status: 200 };
     calls.push(call);
     const refuse = (status: number, code: string, message: string): void => {
       call.status = status;
@@ -108,6 +115,10 @@ export async function startAwsDouble(options: AwsDoubleOptions = {}): Promise<Aw
       const now = Date.now();
       if (now - window.start >= limit.windowMs) window = { start: now, count: 0 };
       if (++window.count > limit.limit) return refuse(503, 'RequestLimitExceeded', 'Request limit exceeded.');
+    }
+    if (failing.count > 0) {
+      failing.count--;
+      return failing.status === 500 ? refuse(500, 'InternalError', 'An internal error has occurred') : refuse(failing.status, 'Unavailable', 'The server is overloaded and cannot handle the request');
     }
     if (faultRatio > 0 && random() < faultRatio) return random() < 0.5 ? refuse(500, 'InternalError', 'An internal error has occurred') : refuse(503, 'Unavailable', 'The server is overloaded and cannot handle the request');
     if (!ec2Model.hasOperation(action)) {
@@ -148,6 +159,9 @@ export async function startAwsDouble(options: AwsDoubleOptions = {}): Promise<Aw
     calls,
     violations,
     ec2,
+    failNext(count, status) {
+      failing = { count, status };
+    },
     setFaultRatio(ratio, seed = 1) {
       faultRatio = ratio;
       random = seededRandom(seed);
