@@ -118,6 +118,14 @@ describe('aws driver', () => {
     expect(awsVendor.credentialFields.map((f) => f.name)).toEqual(['access_key_id', 'secret_access_key', 'session_token', 'region']);
   });
 
+  it('signs with a temporary key\'s session token, and says plainly when it is missing', async () => {
+    const d = await double({ sessionToken: 'FwoGZXIvYXdzEXAMPLE' });
+    const temporary = await awsVendor.createCloudDriver(config(d.url, { credentials: { ...KEYS, session_token: 'FwoGZXIvYXdzEXAMPLE' } }));
+    expect(await temporary.testCredentials()).toMatchObject({ ok: true });
+    const without = await awsVendor.createCloudDriver(config(d.url));
+    expect(await without.testCredentials()).toEqual({ ok: false, message: expect.stringMatching(/AuthFailure: The security token included in the request is invalid\.: the access key was refused; .*session token/) });
+  });
+
   it('resizes by stop, ModifyInstanceAttribute and start; powers off, on and reboots; terminates idempotently', async () => {
     const d = await double();
     const driver = await awsVendor.createCloudDriver(config(d.url));

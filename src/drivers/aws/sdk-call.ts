@@ -48,7 +48,7 @@ function codeOf(error: SdkError): string {
 
 /** Whether the error is AWS's answer `code` (e.g. `InvalidInstanceID.NotFound`). */
 export function isAwsError(error: unknown, ...codes: string[]): boolean {
-  return typeof error === 'object' && error !== null && codes.includes(codeOf(error as SdkError));
+  return typeof error === 'object' && error !== null && codes.includes(codeOf(error));
 }
 
 /** AWS's refusal as cairn's error, with AWS's code and message and what cairn was doing. */

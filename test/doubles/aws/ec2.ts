@@ -71,6 +71,11 @@ function matches(pattern: string, value: string): boolean {
   return re.test(value);
 }
 
+/** A string parameter of the parsed input (the validator has checked its type), or undefined. */
+function text(value: unknown): string | undefined {
+  return typeof value === 'string' ? value : undefined;
+}
+
 type Filters = Array<{ Name?: string; Values?: string[] }>;
 
 function filterValues(filters: unknown, name: string): string[] | undefined {
@@ -80,8 +85,9 @@ function filterValues(filters: unknown, name: string): string[] | undefined {
 
 /** One page of `items` from `NextToken`, at most `min(MaxResults, pageSize)` long. */
 function page<T>(items: T[], input: Wire, pageSize: number): { items: T[]; next?: string } {
-  const start = input['NextToken'] === undefined ? 0 : Number(String(input['NextToken']).replace(/^page-/, ''));
-  if (!Number.isInteger(start) || start < 0 || start > items.length) throw new Ec2Error('InvalidParameterValue', `The token '${String(input['NextToken'])}' is invalid.`);
+  const token = text(input['NextToken']);
+  const start = token === undefined ? 0 : Number(token.replace(/^page-/, ''));
+  if (!Number.isInteger(start) || start < 0 || start > items.length) throw new Ec2Error('InvalidParameterValue', `The token '${token ?? ''}' is invalid.`);
   const size = Math.min(typeof input['MaxResults'] === 'number' ? input['MaxResults'] : 1000, pageSize);
   const end = start + size;
   return end < items.length ? { items: items.slice(start, end), next: `page-${end}` } : { items: items.slice(start) };
@@ -215,7 +221,7 @@ export class Ec2Account {
           return this.stateChange(i, previous);
         }) };
       case 'ModifyInstanceAttribute': {
-        const i = this.find(String(input['InstanceId']), region);
+        const i = this.find(text(input['InstanceId']) ?? '', region);
         const type = (input['InstanceType'] as { Value?: string } | undefined)?.Value;
         if (type === undefined) throw new Ec2Error('InvalidParameterCombination', 'The double changes InstanceType only');
         if (i.state !== 'stopped') throw new Ec2Error('IncorrectInstanceState', `The instance '${i.id}' is not in the 'stopped' state.`);
@@ -248,9 +254,9 @@ export class Ec2Account {
       }
     }
     if (input['MinCount'] !== 1 || input['MaxCount'] !== 1) throw new Ec2Error('InvalidParameterValue', 'The double launches one instance at a time');
-    const type = String(input['InstanceType'] ?? 'm1.small');
+    const type = text(input['InstanceType']) ?? 'm1.small';
     if (!INSTANCE_TYPES.some((t) => t.type === type && t.regions.includes(region))) throw new Ec2Error('Unsupported', `The requested configuration is currently not supported. Please check the documentation for supported configurations.`);
-    const imageId = String(input['ImageId'] ?? '');
+    const imageId = text(input['ImageId']) ?? '';
     if (!IMAGES.some((im) => im.id === imageId)) throw new Ec2Error('InvalidAMIID.NotFound', `The image id '[${imageId}]' does not exist`);
     const tags: Record<string, string> = {};
     for (const spec of (input['TagSpecifications'] ?? []) as Array<{ ResourceType?: string; Tags?: Array<{ Key?: string; Value?: string }> }>) {

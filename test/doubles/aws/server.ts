@@ -23,6 +23,8 @@ export const AWS_SECRET_ACCESS_KEY = 'wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY';
 export interface AwsDoubleOptions {
   accessKeyId?: string;
   secretAccessKey?: string;
+  /** Temporary credentials: every request must carry this as `X-Amz-Security-Token`. */
+  sessionToken?: string;
   /** How long pending, stopping and shutting-down last. Default 150 ms. */
   actionMs?: number;
   /** Items per page of the lists (EC2's own pages are far larger; small here so tests cross pages). */
@@ -72,7 +74,7 @@ function readBody(request: IncomingMessage): Promise<string> {
 const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
 
 export async function startAwsDouble(options: AwsDoubleOptions = {}): Promise<AwsDouble> {
-  const keys = { accessKeyId: options.accessKeyId ?? AWS_ACCESS_KEY_ID, secretAccessKey: options.secretAccessKey ?? AWS_SECRET_ACCESS_KEY };
+  const keys = { accessKeyId: options.accessKeyId ?? AWS_ACCESS_KEY_ID, secretAccessKey: options.secretAccessKey ?? AWS_SECRET_ACCESS_KEY, ...(options.sessionToken === undefined ? {} : { sessionToken: options.sessionToken }) };
   const ec2 = new Ec2Account({ actionMs: options.actionMs ?? 150, pageSize: options.pageSize ?? 2 });
   const calls: AwsCall[] = [];
   const violations: string[] = [];
