@@ -22,6 +22,7 @@ import { startLinodeDouble } from '../test/doubles/linode.js';
 import { startTencentDouble, TENCENT_TEST_SECRET_ID } from '../test/doubles/tencent/index.js';
 import { startVultrDouble } from '../test/doubles/vultr.js';
 import type { VendorDouble } from '../test/support/vendor-double.js';
+import { AWS_ACCESS_KEY_ID, AWS_SECRET_ACCESS_KEY, startAwsDouble } from '../test/doubles/aws/server.js';
 import type { Benchmark } from './support/benchmark.js';
 import { count, seconds } from './support/figures.js';
 
@@ -77,6 +78,10 @@ const BENCHED: VendorUnderBench[] = [
   {
     vendor: 'leaseweb', start: (token, latencyMs) => startLeasewebDouble({ token, latencyMs, actionMs: 1000 }), regions: ['eu-west-3', 'eu-central-1', 'us-east-1'], size: 'lsw.m3.large',
     image: 'debian-12',
+  },
+  {
+    vendor: 'aws', start: (_token, latencyMs) => startAwsDouble({ latencyMs, actionMs: 1000, pageSize: 5 }), regions: ['eu-west-1', 'eu-central-1', 'us-east-1'], size: 't3.micro',
+    image: 'debian-12', credentials: () => JSON.stringify({ access_key_id: AWS_ACCESS_KEY_ID, secret_access_key: AWS_SECRET_ACCESS_KEY, region: 'eu-west-1' }),
   },
   { vendor: 'ionos', start: (token, latencyMs) => startIonosDouble({ token, latencyMs, actionMs: 1000 }), regions: ['de/fra', 'de/txl', 'gb/lhr'], size: 'e-1c-2gb', image: 'debian-12' },
   {

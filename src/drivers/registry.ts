@@ -3,6 +3,7 @@
  */
 import type { Vendor } from './contract.js';
 import { UnsupportedError } from './errors.js';
+import { awsVendor } from './aws/index.js';
 import { digitalOceanVendor } from './digitalocean/index.js';
 import { exoscaleVendor } from './exoscale/index.js';
 import { gcpVendor } from './gcp/index.js';
@@ -36,6 +37,7 @@ export const vendors: Map<string, Vendor> = new Map<string, Vendor>([
   [azureVendor.id, azureVendor],
   [gcpVendor.id, gcpVendor],
   [ociVendor.id, ociVendor],
+  [awsVendor.id, awsVendor],
   [sshVendor.id, sshVendor],
 ]);
 
