@@ -13,8 +13,7 @@ import { VendorAuthError, VendorRejectedError } from '../errors.js';
 import { checkedEndpoint } from '../kit/endpoint.js';
 import { sharedBudget } from '../kit/rate-budget.js';
 import { sshRuntimeFor } from '../kit/ssh-runtime.js';
-import { AwsClients, type AwsCredentials } from './clients.js';
-import { AwsCloudDriver } from './cloud-driver.js';
+import type { AwsClients, AwsCredentials } from './clients.js';
 
 export const DEFAULT_HOME_REGION = 'us-east-1';
 
@@ -36,13 +35,14 @@ function credentialsOf(config: DriverConfig): AwsCredentials {
 }
 
 /** The provider's SDK clients, home region and endpoint, from its config (refused plainly when incomplete). */
-export function awsClients(config: DriverConfig): { clients: AwsClients; homeRegion: string; describeEndpoint: string } {
+export async function awsClients(config: DriverConfig): Promise<{ clients: AwsClients; homeRegion: string; describeEndpoint: string }> {
   const credentials = credentialsOf(config);
   const homeRegion = config.credentials?.['region'] || DEFAULT_HOME_REGION;
   if (!REGION.test(homeRegion)) throw new VendorRejectedError(`Provider/${config.providerName}: credentials' region "${homeRegion}" is not an AWS region name (e.g. eu-west-1)`, { field: 'region' });
   const endpoint = checkedEndpoint(config.providerName, config.spec.endpoint);
   const fingerprint = createHash('sha256').update(credentials.accessKeyId).digest('hex').slice(0, 16);
   const budget = sharedBudget(`aws ${endpoint ?? 'amazonaws.com'} ${fingerprint}`, { perHour: 72_000, burst: 100 });
+  const { AwsClients } = await import('./clients.js');
   const clients = new AwsClients({ credentials, endpoint, requestTimeoutMs: config.requestTimeoutMs, budget });
   return { clients, homeRegion, describeEndpoint: endpoint ?? 'AWS (ec2.<region>.amazonaws.com)' };
 }
@@ -56,9 +56,11 @@ export const awsVendor: Vendor = {
     { name: 'session_token', description: 'The session token of temporary credentials (STS); leave out for a long-term key.', required: false },
     { name: 'region', description: `Where cairn reads the account's regions and instance types; default ${DEFAULT_HOME_REGION}.`, required: false },
   ],
-  // eslint-disable-next-line @typescript-eslint/require-await -- a refusal (no key, bad endpoint) is a rejected promise, as for every vendor
   async createCloudDriver(config: DriverConfig): Promise<CloudDriver> {
-    const { clients, homeRegion, describeEndpoint } = awsClients(config);
+  // The SDK is loaded here, on first use, not with the registry: every command and test process
+  // would otherwise pay for loading it (a second and more) whether or not it drives this vendor.
+    const { clients, homeRegion, describeEndpoint } = await awsClients(config);
+    const { AwsCloudDriver } = await import('./cloud-driver.js');
     return new AwsCloudDriver(clients, homeRegion, describeEndpoint);
   },
   // Databases and apps on its instances run over SSH.

@@ -25,6 +25,7 @@ import { VendorAuthError, VendorRejectedError } from '../errors.js';
 import { checkedEndpoint } from '../kit/endpoint.js';
 import { sharedBudget, type RateBudget, type RateBudgetOptions } from '../kit/rate-budget.js';
 import { parseRetryAfter } from '../kit/vendor-text.js';
+import { DEFAULT_RESOURCE_GROUP } from './resource-names.js';
 
 export const AZURE_RESOURCE_MANAGER = 'https://management.azure.com';
 export const AZURE_AUTHORITY_HOST = 'https://login.microsoftonline.com';
@@ -40,7 +41,6 @@ export const VENDOR_CA_VARIABLE = 'CAIRN_VENDOR_CA_FILE';
 export const AZURE_BUDGET: RateBudgetOptions = { perHour: 36_000, burst: 200 };
 
 /** The resource group cairn puts a provider's servers in when the credentials name none. */
-export const DEFAULT_RESOURCE_GROUP = 'cairn';
 
 export interface AzureCredentials {
   tenantId: string;

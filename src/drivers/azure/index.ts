@@ -9,8 +9,7 @@
  */
 import type { CloudDriver, DriverConfig, RuntimeDriver, Vendor } from '../contract.js';
 import { sshRuntimeFor } from '../kit/ssh-runtime.js';
-import { azureClients, DEFAULT_RESOURCE_GROUP } from './azure-clients.js';
-import { AzureCloudDriver } from './cloud-driver.js';
+import { DEFAULT_RESOURCE_GROUP } from './resource-names.js';
 
 /** How often a long-running operation is polled when Azure names no Retry-After (ms); CAIRN_POLL_MS in tests. */
 function pollMs(): number {
@@ -29,8 +28,10 @@ export const azureVendor: Vendor = {
     { name: 'resource_group', description: `The existing resource group cairn puts this provider's servers and networks in (default "${DEFAULT_RESOURCE_GROUP}").`, required: false },
     { name: 'authority_host', description: 'The Entra authority tokens are asked from (default https://login.microsoftonline.com; sovereign clouds have their own).', required: false },
   ],
-  // eslint-disable-next-line @typescript-eslint/require-await -- a refusal (missing field, bad endpoint) is a rejected promise, as for every vendor
   async createCloudDriver(config: DriverConfig): Promise<CloudDriver> {
+  // The SDK is loaded here, on first use, not with the registry: every command and test process
+  // would otherwise pay for loading it (a second and more) whether or not it drives this vendor.
+    const [{ azureClients }, { AzureCloudDriver }] = await Promise.all([import('./azure-clients.js'), import('./cloud-driver.js')]);
     return new AzureCloudDriver(azureClients(config), pollMs());
   },
   createRuntimeDriver(config: DriverConfig): Promise<RuntimeDriver> {

@@ -8,6 +8,9 @@
  */
 import { createHash } from 'node:crypto';
 
+/** The resource group a provider's servers go in when its credentials name none. */
+export const DEFAULT_RESOURCE_GROUP = 'cairn';
+
 const NAMEABLE = /^[a-zA-Z0-9][a-zA-Z0-9-]{0,58}[a-zA-Z0-9]$/;
 
 /** The virtual machine's name for an idempotency key. */

@@ -9,20 +9,20 @@
 import type { CloudDriver, DriverConfig, RuntimeDriver, Vendor } from '../contract.js';
 import { checkedEndpoint } from '../kit/endpoint.js';
 import { sshRuntimeFor } from '../kit/ssh-runtime.js';
-import { GcpCloudDriver } from './cloud-driver.js';
-import { GcpClient } from './gcp-client.js';
+import type { GcpClient } from './gcp-client.js';
 import { readServiceAccountKey } from './service-account.js';
 
 export const GCP_API = 'https://compute.googleapis.com';
 
 /** The client for a Provider: its key (the `serviceAccountKey` field, or the key file's own fields) read and checked, its endpoint checked. */
-export function gcpClient(config: DriverConfig): GcpClient {
+export async function gcpClient(config: DriverConfig): Promise<GcpClient> {
   const where = `Provider/${config.providerName}`;
   const credentials = config.credentials ?? {};
   // A `credentialsRef.env` variable holding the key file itself (a JSON object) arrives as its fields.
   const json = credentials['serviceAccountKey'] ?? (credentials['type'] === 'service_account' ? JSON.stringify(credentials) : undefined);
   const key = readServiceAccountKey(json, where, credentials['type'] === 'service_account' ? undefined : credentials['project']);
   const endpoint = checkedEndpoint(config.providerName, config.spec.endpoint);
+  const { GcpClient } = await import('./gcp-client.js');
   return new GcpClient({ key, endpoint, requestTimeoutMs: config.requestTimeoutMs });
 }
 
@@ -38,9 +38,12 @@ export const gcpVendor: Vendor = {
     { name: 'serviceAccountKey', description: 'A service-account key: the whole JSON file from IAM → Service accounts → Keys (type, project_id, private_key, client_email, token_uri). The account needs the Compute Instance Admin (v1) role.', required: true },
     { name: 'project', description: 'The project to work in, when not the key\'s own project_id.', required: false },
   ],
-  // eslint-disable-next-line @typescript-eslint/require-await -- a refusal (no key, bad endpoint) is a rejected promise, as for every vendor
   async createCloudDriver(config: DriverConfig): Promise<CloudDriver> {
-    return new GcpCloudDriver(gcpClient(config), config.spec.endpoint ?? GCP_API, pollMs());
+  // The SDK is loaded here, on first use, not with the registry: every command and test process
+  // would otherwise pay for loading it (a second and more) whether or not it drives this vendor.
+    const client = await gcpClient(config);
+    const { GcpCloudDriver } = await import('./cloud-driver.js');
+    return new GcpCloudDriver(client, config.spec.endpoint ?? GCP_API, pollMs());
   },
   createRuntimeDriver(config: DriverConfig): Promise<RuntimeDriver> {
     return sshRuntimeFor('gcp', config);

@@ -7,16 +7,16 @@
  */
 import type { CloudDriver, DriverConfig, RuntimeDriver, Vendor } from '../contract.js';
 import { sshRuntimeFor } from '../kit/ssh-runtime.js';
-import { ociClients } from './clients.js';
-import { OciCloudDriver } from './cloud-driver.js';
 import { OCI_CREDENTIAL_FIELDS } from './credentials.js';
 
 export const ociVendor: Vendor = {
   id: 'oci',
   description: 'Oracle Cloud Infrastructure: compute instances in one region per Provider (its availability domains), on a subnet you name. OCI Database with PostgreSQL is not driven yet; databases and apps on its instances run over SSH.',
   credentialFields: OCI_CREDENTIAL_FIELDS,
-  // eslint-disable-next-line @typescript-eslint/require-await -- a refusal (a missing field, a bad key, a bad endpoint) is a rejected promise, as for every vendor
   async createCloudDriver(config: DriverConfig): Promise<CloudDriver> {
+  // The SDK is loaded here, on first use, not with the registry: every command and test process
+  // would otherwise pay for loading it (a second and more) whether or not it drives this vendor.
+    const [{ ociClients }, { OciCloudDriver }] = await Promise.all([import('./clients.js'), import('./cloud-driver.js')]);
     return new OciCloudDriver(ociClients(config));
   },
   createRuntimeDriver(config: DriverConfig): Promise<RuntimeDriver> {

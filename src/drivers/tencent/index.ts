@@ -13,8 +13,7 @@ import { VendorAuthError } from '../errors.js';
 import { checkedEndpoint } from '../kit/endpoint.js';
 import { sharedBudget } from '../kit/rate-budget.js';
 import { sshRuntimeFor } from '../kit/ssh-runtime.js';
-import { TencentCloudDriver } from './cloud-driver.js';
-import { TencentApi } from './sdk-client.js';
+import type { TencentApi } from './sdk-client.js';
 
 /** Tencent's published per-action limit cairn keeps to (the lowest), and its burst. */
 export const TENCENT_BUDGET = { perHour: 36_000, burst: 4 };
@@ -28,12 +27,13 @@ function credential(config: DriverConfig, name: 'secret_id' | 'secret_key', what
 }
 
 /** The SDK clients of a Provider, with its credentials, endpoint and budget. */
-export function tencentApi(config: DriverConfig): TencentApi {
+export async function tencentApi(config: DriverConfig): Promise<TencentApi> {
   const secretId = credential(config, 'secret_id', 'the SecretId, AKID…');
   const secretKey = credential(config, 'secret_key', 'the SecretKey');
   const endpoint = checkedEndpoint(config.providerName, config.spec.endpoint);
   const fingerprint = createHash('sha256').update(secretId).digest('hex').slice(0, 16);
   const budget = sharedBudget(`tencent ${endpoint ?? 'tencentcloudapi.com'} ${fingerprint}`, TENCENT_BUDGET);
+  const { TencentApi } = await import('./sdk-client.js');
   return new TencentApi({ secretId, secretKey, endpoint, requestTimeoutMs: config.requestTimeoutMs, budget });
 }
 
@@ -45,9 +45,12 @@ export const tencentVendor: Vendor = {
     { name: 'secret_id', description: 'SecretId of an API key (CAM → API Keys), of a user allowed CVM (e.g. QcloudCVMFullAccess).', required: true },
     { name: 'secret_key', description: "The API key's SecretKey.", required: true },
   ],
-  // eslint-disable-next-line @typescript-eslint/require-await -- a refusal (no key, bad endpoint) is a rejected promise, as for every vendor
   async createCloudDriver(config: DriverConfig): Promise<CloudDriver> {
-    return new TencentCloudDriver(tencentApi(config));
+  // The SDK is loaded here, on first use, not with the registry: every command and test process
+  // would otherwise pay for loading it (a second and more) whether or not it drives this vendor.
+    const api = await tencentApi(config);
+    const { TencentCloudDriver } = await import('./cloud-driver.js');
+    return new TencentCloudDriver(api);
   },
   // Databases and apps on its servers run over SSH.
   createRuntimeDriver(config: DriverConfig): Promise<RuntimeDriver> {
