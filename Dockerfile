@@ -11,6 +11,7 @@ COPY tsconfig.json tsconfig.build.json ./
 COPY bin ./bin
 COPY src ./src
 COPY schemas ./schemas
+COPY web ./web
 RUN npm run build && npm prune --omit=dev
 
 FROM node:20-bookworm-slim

@@ -1,11 +1,11 @@
 // @module Whether dist/ was built from the sources in this checkout, cheaply: the build
 // (bin/build-dist.js) records the newest modification time among its inputs (src/ without
-// tests, and schemas/) in dist/build-stamp.json, and bin/cairn.js compares it with the newest
-// one now: one stat per file, no hashing and no module beyond node:fs.
+// tests, schemas/, and web/, the dashboard) in dist/build-stamp.json, and bin/cairn.js
+// compares it with the newest one now: one stat per file, no hashing and no module beyond node:fs.
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 
 /** What the build compiles or the compiled CLI reads, relative to the package root. */
-export const BUILD_INPUTS = ['src', 'schemas'];
+export const BUILD_INPUTS = ['src', 'schemas', 'web'];
 export const STAMP_FILE = 'dist/build-stamp.json';
 
 /** Files the build leaves out (tsconfig.build.json excludes them): editing them needs no rebuild. */

@@ -95,6 +95,16 @@ describe('bin/cairn.js', () => {
     stampNow();
   });
 
+  it('counts a changed dashboard source (web/, built into dist/web)', () => {
+    write('web/src/app.tsx', '');
+    for (const path of ['web/src/app.tsx', 'web/src', 'web']) age(path, -60);
+    stampNow();
+    expect(run(['--version']).code).toBe(0);
+    age('web/src/app.tsx', 20);
+    expect(run(['--version']).stderr).toContain('dist/ is older than src/');
+    stampNow();
+  });
+
   it('runs src/ through tsx only with CAIRN_FROM_SOURCE=1, and says so when tsx is not installed', () => {
     const result = run(['--version'], { CAIRN_FROM_SOURCE: '1' });
     expect(result.code).toBe(1);

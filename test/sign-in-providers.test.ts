@@ -158,6 +158,13 @@ describe('signing in through each provider', () => {
     expect((await call('POST', '/api/v1/auth/refresh', { body: { refresh_token: again.body.refresh_token } })).status).toBe(200);
   });
 
+  it('lists the configured providers to anyone, for the sign-in page\'s buttons', async () => {
+    const answer = await call('GET', '/api/v1/auth/providers', {});
+    expect(answer.status).toBe(200);
+    expect((answer.body.items as Array<{ name: string }>).map((p) => p.name).sort()).toEqual(['github', 'gitlab', 'google']);
+    expect(answer.body.items).toContainEqual({ name: 'github', display_name: 'GitHub', path: '/auth/github' });
+  });
+
   it('redirects to a redirect_uri with a one-time code that POST /auth/exchange turns into tokens, once', async () => {
     google.accounts.set('sub-ada@example.com', { email: 'ada@example.com', email_verified: true });
     const answer = await signIn('google', 'sub-ada@example.com', `?redirect_uri=${encodeURIComponent('/dashboard?tab=servers')}`);

@@ -10,6 +10,7 @@ import type { Registry } from 'prom-client';
 import { UnsupportedMediaTypeError } from '../model/errors.js';
 import { authenticate } from './authentication.js';
 import { commitBeforeAnswering } from './durable-answers.js';
+import { dashboardAssets, defaultDashboardDir } from './dashboard-assets.js';
 import type { ApiDeps } from './deps.js';
 import { healthRouter, type ReadinessProbe } from './health.js';
 import { httpMetrics } from './http-metrics.js';
@@ -40,6 +41,9 @@ import { alertRoutes } from './routes/alert-routes.js';
 import { reconcileRoutes } from './routes/reconcile-routes.js';
 import { sourceRoutes, sourceWebhookRoutes } from './routes/source-routes.js';
 import { webhookRoutes } from './routes/webhook-routes.js';
+import { preferenceRoutes } from './routes/preference-routes.js';
+import { watchRoutes } from './routes/watch-routes.js';
+import type { DashboardWatchTiming } from './watch-stream.js';
 import { bearerFromWebSocketSubprotocol, terminalRoutes } from './terminal/terminal-route.js';
 
 export const BODY_LIMIT = '1mb';
@@ -51,6 +55,10 @@ export interface ApiAppOptions extends ApiDeps {
   readiness: ReadinessProbe;
   /** How watches on the Kubernetes endpoint poll and send bookmarks (tests shorten it). */
   watchTiming?: WatchTiming;
+  /** How the dashboard's `GET /watch` polls and how often it sends heartbeats (tests shorten it). */
+  dashboardWatchTiming?: DashboardWatchTiming;
+  /** Where the built dashboard is (default: this package's dist/web); nothing is served at `/` when it was not built. */
+  dashboardDir?: string;
 }
 
 /** A body that is not JSON (or YAML, where taken) is 415 rather than a confusing 422. */
@@ -88,6 +96,8 @@ function v1Router(options: ApiAppOptions): Router {
   router.use(authenticate(options.auth));
   router.use(idempotentPosts(options.store.idempotencyKeys));
   router.use(sessionRoutes(options.auth));
+  router.use(preferenceRoutes(options));
+  router.use(watchRoutes(options, options.dashboardWatchTiming));
   router.use(identityRoutes(identitySignIn));
   router.use(providerRoutes(options, catalogs));
   router.use(sshKeyRoutes(options));
@@ -139,6 +149,7 @@ export function createApiApp(options: ApiAppOptions): Express {
   app.use(yamlOnlyForManifests);
   const v1 = v1Router(options);
   for (const prefix of API_PREFIXES) app.use(prefix, v1);
+  app.use(dashboardAssets(options.dashboardDir ?? defaultDashboardDir()));
   app.use(notFoundHandler);
   app.use(problemHandler((error, req) => {
     options.logger.error({ err: error, req_id: (req as { id?: unknown }).id }, 'request failed');

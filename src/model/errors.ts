@@ -94,6 +94,12 @@ export class UnsupportedMediaTypeError extends CairnError {
   override readonly name = 'UnsupportedMediaTypeError';
 }
 
+/** A request body larger than the route takes (413). */
+export class PayloadTooLargeError extends CairnError {
+  readonly code = 'payload_too_large';
+  override readonly name = 'PayloadTooLargeError';
+}
+
 /** A create of a name that is taken (Kubernetes' AlreadyExists); a conflict everywhere else. */
 export class AlreadyExistsError extends ConflictError {
   override readonly name = 'AlreadyExistsError';

@@ -20,6 +20,7 @@ import { ALERTS_MIGRATION } from './migrations/014-alerts.js';
 import { PLATFORM_MIGRATIONS_MIGRATION } from './migrations/015-migrations.js';
 import { EVENT_WEBHOOKS_MIGRATION } from './migrations/016-event-webhooks.js';
 import { DEPLOY_ON_PUSH_MIGRATION } from './migrations/017-deploy-on-push.js';
+import { DASHBOARD_PREFERENCES_MIGRATION } from './migrations/018-dashboard-preferences.js';
 
 export const MIGRATIONS: readonly string[] = [
   RESOURCES_MIGRATION,
@@ -39,6 +40,7 @@ export const MIGRATIONS: readonly string[] = [
   PLATFORM_MIGRATIONS_MIGRATION,
   EVENT_WEBHOOKS_MIGRATION,
   DEPLOY_ON_PUSH_MIGRATION,
+  DASHBOARD_PREFERENCES_MIGRATION,
 ];
 
 /**

@@ -10,6 +10,7 @@ import { Actions } from './actions.js';
 import { Alerts } from './alerts.js';
 import { Backups, type WakeResource } from './backups.js';
 import { CommitGroup } from './commit-group.js';
+import { DashboardPreferences } from './dashboard-preferences.js';
 import { AppWebhookSecrets } from './app-webhook-secrets.js';
 import { Deployments } from './deployments.js';
 import { ApiTokens } from './api-tokens.js';
@@ -90,6 +91,8 @@ export class Store {
   readonly platformMigrations: PlatformMigrations;
   /** Outbound event webhooks, their delivery outbox and the dispatcher's cursor over `events`. */
   readonly eventWebhooks: EventWebhooks;
+  /** The dashboard's widget settings per signed-in subject. */
+  readonly dashboardPreferences: DashboardPreferences;
   /**
    * Groups the reconcile loop's writes into one commit every few milliseconds; what must be
    * durable before cairn acts on it waits for `commits.committed()` (see commit-group.ts).
@@ -129,6 +132,7 @@ export class Store {
     this.alerts = new Alerts(db);
     this.platformMigrations = new PlatformMigrations(db);
     this.eventWebhooks = new EventWebhooks(db);
+    this.dashboardPreferences = new DashboardPreferences(db);
     // Billing on: every write that adds a Server, Database or App is checked against the
     // tenant's plan, whichever process opened the store (serve, cairn apply, a sync).
     if (billingEnabled(env)) {

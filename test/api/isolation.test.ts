@@ -55,9 +55,9 @@ const WRITE_METHODS = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
  * No bearer token: a webhook's signature is its credential (checked in test/gitops.test.ts and
  * test/billing.test.ts, test/app-webhook.test.ts), a one-time sign-in code is its own (test/sign-in-providers.test.ts).
  */
-const PUBLIC = new Set(['/api/v1/auth/login', '/api/v1/auth/refresh', '/api/v1/auth/exchange', '/api/v1/sources/{id}/webhook', '/api/v1/billing/webhook', '/api/v1/apps/{id}/webhook']);
-/** Writes every role may do for itself (unlinking one's own identity is checked in test/sign-in-providers.test.ts). */
-const SELF_SERVICE = new Set(['POST /api/v1/auth/logout', 'DELETE /api/v1/auth/identities/{id}']);
+const PUBLIC = new Set(['/api/v1/auth/providers', '/api/v1/auth/login', '/api/v1/auth/refresh', '/api/v1/auth/exchange', '/api/v1/sources/{id}/webhook', '/api/v1/billing/webhook', '/api/v1/apps/{id}/webhook']);
+/** Writes every role may do for itself (unlinking one's own identity is checked in test/sign-in-providers.test.ts, dashboard settings in test/dashboard/preferences.test.ts). */
+const SELF_SERVICE = new Set(['POST /api/v1/auth/logout', 'DELETE /api/v1/auth/identities/{id}', 'PUT /api/v1/me/preferences']);
 /** POSTs that change nothing, so a viewer may make them (analyzing a Heroku app only reads it; see test/migrations/). */
 const READ_ONLY_POSTS = new Set(['POST /api/v1/migrations/platform-b/analyze']);
 

@@ -18,7 +18,7 @@ import {
 const doc = loadOpenApi();
 const components = doc.components ?? {};
 
-/** The routes built so far (the seed's, migrations included, plus API.md's, git sources, billing, sign-in through identity providers and event webhooks). */
+/** The routes built so far (the seed's, migrations included, plus API.md's, git sources, billing, sign-in through identity providers, event webhooks and the dashboard's support). */
 const EXPECTED_ROUTES = [
   'GET /api/v1/webhooks', 'POST /api/v1/webhooks', 'GET /api/v1/webhooks/{id}', 'DELETE /api/v1/webhooks/{id}', 'GET /api/v1/webhooks/{id}/deliveries',
   'POST /api/v1/auth/login', 'POST /api/v1/auth/refresh', 'POST /api/v1/auth/logout', 'GET /api/v1/auth/me', 'GET /.well-known/jwks.json',
@@ -52,6 +52,7 @@ const EXPECTED_ROUTES = [
   'POST /api/v1/migrations/platform-b/analyze', 'POST /api/v1/migrations/platform-b/migrate', 'GET /api/v1/migrations', 'GET /api/v1/migrations/{id}',
   'POST /api/v1/migrations/{id}/retry',
   'POST /api/v1/apps/{id}/webhook', 'POST /api/v1/apps/{id}/webhook-secret/rotate', 'GET /api/v1/apps/{id}/deployments/{deployment}/log',
+  'GET /api/v1/watch', 'GET /api/v1/me/preferences', 'PUT /api/v1/me/preferences', 'GET /api/v1/auth/providers',
 ];
 
 /** API.md: every route needs a bearer token but these. */
@@ -60,7 +61,7 @@ const PUBLIC_ROUTES = new Set([
   'POST /api/v1/sources/{id}/webhook', 'POST /api/v1/billing/webhook', 'POST /api/v1/apps/{id}/webhook',
   'GET /api/v1/auth/github', 'GET /api/v1/auth/google', 'GET /api/v1/auth/gitlab',
   'GET /api/v1/auth/github/callback', 'GET /api/v1/auth/google/callback', 'GET /api/v1/auth/gitlab/callback',
-  'POST /api/v1/auth/exchange',
+  'POST /api/v1/auth/exchange', 'GET /api/v1/auth/providers',
 ]);
 
 interface Located {
@@ -161,7 +162,7 @@ describe('schemas/openapi.yaml', () => {
         const name = schemaName(response.content?.['application/json']?.schema);
         if (name && RECORDS.has(name)) expect(response.headers, `${route} ${status}`).toHaveProperty('ETag');
       }
-      if ((method === 'put' || method === 'delete') && !route.includes('/tokens/') && !route.includes('/sources/') && !route.includes('/webhooks/') && !route.includes('/auth/identities/')) {
+      if ((method === 'put' || method === 'delete') && !route.includes('/tokens/') && !route.includes('/sources/') && !route.includes('/webhooks/') && !route.includes('/auth/identities/') && !route.includes('/me/')) {
         expect(parameters.map((p) => p.name), route).toContain('If-Match');
         expect(operation.responses, route).toHaveProperty('412');
       }

@@ -6,7 +6,7 @@
  */
 import { Router, type Request, type Response } from 'express';
 import type { IdentitySignIn } from '../../auth/identity-providers/identity-sign-in.js';
-import { PROVIDER_NAMES } from '../../auth/identity-providers/settings.js';
+import { displayName, PROVIDER_NAMES } from '../../auth/identity-providers/settings.js';
 import type { IdentityRecord } from '../../store/identities.js';
 import { MalformedRequestError, UnauthorizedError } from '../../model/errors.js';
 import { principalOf } from '../authentication.js';
@@ -48,6 +48,10 @@ export function identitySignInRoutes(signIn: IdentitySignIn): Router {
       else res.json(result.tokens);
     });
   }
+  // Public: the sign-in page shows a button for each configured provider before anyone signs in.
+  router.get('/auth/providers', (_req, res) => {
+    res.json({ items: signIn.enabledProviderNames().map((name) => ({ name, display_name: displayName(name), path: `/auth/${name}` })) });
+  });
   router.post('/auth/exchange', async (req, res) => {
     const body = validateBody<{ code: string }>('post', '/auth/exchange', req.body);
     res.setHeader('Cache-Control', 'no-store');

@@ -94,7 +94,12 @@ export class IdentitySignIn {
 
   /** The providers that are configured (client and CAIRN_PUBLIC_URL), by display name. */
   enabledProviders(): string[] {
-    return PROVIDER_NAMES.filter((name) => this.settings.providers[name] !== undefined && this.settings.publicUrl !== null).map(displayName);
+    return this.enabledProviderNames().map(displayName);
+  }
+
+  /** The providers that are configured, by the name in their paths (`github`, ...). */
+  enabledProviderNames(): ProviderName[] {
+    return PROVIDER_NAMES.filter((name) => this.settings.providers[name] !== undefined && this.settings.publicUrl !== null);
   }
 
   list(userId: string): IdentityRecord[] {

@@ -5,6 +5,7 @@
  * Kubernetes API for kubectl, health and metrics, over HTTP or (--tls) HTTPS. With
  * --kubernetes it is a controller of a cluster's custom resources, reconciling while it leads.
  */
+import { dashboardBuilt, defaultDashboardDir } from '../../api/dashboard-assets.js';
 import { statSync } from 'node:fs';
 import { createServer as createHttpsServer } from 'node:https';
 import { createServer as createHttpServer, type Server } from 'node:http';
@@ -160,6 +161,9 @@ export function registerServeCommand(program: Command): void {
     const boundPort = typeof address === 'object' && address ? address.port : port;
     const scheme = tls ? 'https' : 'http';
     console.log(`cairn listening on ${scheme}://${options.host}:${boundPort} (data dir ${dataDir})`);
+    console.log(dashboardBuilt(defaultDashboardDir())
+      ? `dashboard: ${scheme}://${options.host === '0.0.0.0' ? '127.0.0.1' : options.host}:${boundPort}/`
+      : 'dashboard: not built (run npm run build to serve it at /)');
     if (tls) {
       console.log(`${tls.generated ? 'generated a self-signed TLS certificate' : 'TLS certificate'}: ${tls.certPath}`);
       console.log(`kubectl: kubectl --server ${scheme}://${options.host}:${boundPort} --certificate-authority ${tls.certPath} --token <API token> get servers`);
