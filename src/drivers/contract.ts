@@ -354,6 +354,12 @@ export interface Vendor {
   createManagedDatabases?(config: DriverConfig): Promise<ManagedDatabaseDriver>;
   /** The engines its managed database service runs (with `createManagedDatabases`). */
   managedDatabaseEngines?: ReadonlyArray<DatabaseDesired['type']>;
+  /**
+   * Why this vendor has no servers, for a vendor that runs only managed databases (MongoDB
+   * Atlas): its `createCloudDriver` refuses saying this, and its Providers' credentials are
+   * tested through `createManagedDatabases` instead.
+   */
+  serversUnsupported?: string;
 }
 
 /** A vendor's managed database service. */
@@ -366,5 +372,7 @@ export interface ManagedDatabaseDriver {
    * cairn's password leave this out, and are not asked.
    */
   readonly choosesPasswords?: boolean;
+  /** The cheapest authenticated read, saying plainly what is wrong; a vendor with `serversUnsupported` must have it (its Providers are tested here). */
+  testCredentials?(options?: CallOptions): Promise<CredentialTest>;
   close(): Promise<void>;
 }
