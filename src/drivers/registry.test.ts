@@ -14,11 +14,11 @@ describe('vendor registry', () => {
     expect(getVendor('local')).toBe(localVendor);
     expect(getVendor('ssh')).toBe(sshVendor);
     expect(sshVendor.credentialFields).toEqual([]);
-    expect([...vendors.keys()].sort()).toEqual(['contabo', 'digitalocean', 'exoscale', 'hetzner', 'ionos', 'leaseweb', 'linode', 'local', 'sandbox', 'scaleway', 'ssh', 'vultr']);
+    expect([...vendors.keys()].sort()).toEqual(['atlas', 'contabo', 'digitalocean', 'exoscale', 'hetzner', 'ionos', 'leaseweb', 'linode', 'local', 'sandbox', 'scaleway', 'ssh', 'vultr']);
   });
 
   it('refuses an unknown vendor and lists the supported ones', () => {
     expect(() => getVendor('aws')).toThrow(UnsupportedError);
-    expect(() => getVendor('aws')).toThrow('unknown vendor "aws": supported vendors are contabo, digitalocean, exoscale, hetzner, ionos, leaseweb, linode, local, sandbox, scaleway, ssh, vultr');
+    expect(() => getVendor('aws')).toThrow('unknown vendor "aws": supported vendors are atlas, contabo, digitalocean, exoscale, hetzner, ionos, leaseweb, linode, local, sandbox, scaleway, ssh, vultr');
   });
 });

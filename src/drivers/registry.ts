@@ -3,6 +3,7 @@
  */
 import type { Vendor } from './contract.js';
 import { UnsupportedError } from './errors.js';
+import { atlasVendor } from './atlas/index.js';
 import { digitalOceanVendor } from './digitalocean/index.js';
 import { exoscaleVendor } from './exoscale/index.js';
 import { hetznerVendor } from './hetzner/index.js';
@@ -28,6 +29,7 @@ export const vendors: Map<string, Vendor> = new Map<string, Vendor>([
   [leasewebVendor.id, leasewebVendor],
   [linodeVendor.id, linodeVendor],
   [ionosVendor.id, ionosVendor],
+  [atlasVendor.id, atlasVendor],
   [sshVendor.id, sshVendor],
 ]);
 
