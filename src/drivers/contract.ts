@@ -178,6 +178,8 @@ export interface DatabaseEndpoint {
   port: number;
   username: string;
   database: string;
+  /** `host` is a DNS SRV name (a MongoDB Atlas cluster's): clients connect with `mongodb+srv://`. */
+  srv?: boolean;
   /**
    * The password the vendor chose, for a vendor whose managed databases cannot take cairn's
    * (it generates its own): cairn keeps it encrypted in place of the one it generated. Absent

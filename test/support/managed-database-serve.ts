@@ -46,6 +46,8 @@ export interface ManagedDatabaseServeCase {
   /** The folder under examples/vendors/ holding provider.yaml and database.yaml. */
   example: string;
   start(): Promise<ServedVendor>;
+  /** The vendor's host is a DNS SRV name: the connection string is `mongodb+srv://` without a port. */
+  srv?: boolean;
   /** `applied`: cairn's new password is set at the vendor; else the refusal a rotation fails with. */
   rotation: 'applied' | RegExp;
   /** Words of the final backup's refusal that the stalled delete shows; absent when the vendor takes it (then `backups` counts it). */
@@ -96,7 +98,8 @@ export function describeManagedDatabaseThroughServe(c: ManagedDatabaseServeCase)
       const credentials = await api.until<{ password: string; host: string; port: number; username: string; database: string; connection_string: string }>(
         `/api/v1/databases/${id}/credentials`, token, (x) => x.host === held?.host && x.password === held.password, 20_000);
       expect(credentials).toMatchObject({ ...held });
-      expect(credentials.connection_string).toContain(`${held?.username ?? ''}:${held?.password ?? ''}@${held?.host ?? ''}:${held?.port ?? ''}/${held?.database ?? ''}`);
+      const at = `${encodeURIComponent(held?.username ?? '')}:${encodeURIComponent(held?.password ?? '')}@${held?.host ?? ''}`;
+      expect(credentials.connection_string).toContain(c.srv === true ? `+srv://${at}/${held?.database ?? ''}` : `${at}:${held?.port ?? ''}/${held?.database ?? ''}`);
 
       const rotate = await api.call<{ operation_id: string }>('POST', `/api/v1/databases/${id}/credentials/rotate`, { token });
       expect(rotate.status).toBe(202);

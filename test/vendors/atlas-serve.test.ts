@@ -11,7 +11,7 @@ import { startAtlasDouble } from '../doubles/atlas.js';
 import { describeManagedDatabaseThroughServe } from '../support/managed-database-serve.js';
 
 describeManagedDatabaseThroughServe({
-  vendor: 'atlas', title: 'MongoDB Atlas', engines: ['mongodb'], example: 'atlas', rotation: 'applied',
+  vendor: 'atlas', title: 'MongoDB Atlas', engines: ['mongodb'], example: 'atlas', rotation: 'applied', srv: true,
   async start() {
     const d = await startAtlasDouble({ token: 'atlas-serve-secret', actionMs: 300 });
     const credentials = JSON.stringify({ clientId: d.clientId, clientSecret: d.clientSecret, projectId: d.projectId });

@@ -107,7 +107,7 @@ describe('atlas managed MongoDB', () => {
     await untilCreated(databases, [{ key: 'cairn-mongo-0' }]);
     const host = d.clusters()[0]?.host ?? '';
     expect(await databases.observe({ key: 'cairn-mongo-0', externalId: name })).toMatchObject({ status: 'available', host: `${name}.${host}`, port: 27017, engineVersion: '7.0.3' });
-    expect(await databases.endpoint(name)).toEqual({ host: `${name}.${host}`, port: 27017, username: name, database: 'admin' });
+    expect(await databases.endpoint(name)).toEqual({ host: `${name}.${host}`, port: 27017, username: name, database: 'admin', srv: true });
     expect(await databases.observe({ key: 'cairn-none' })).toBeNull();
     expect(d.tokensIssued(), 'one token serves every request until it expires').toBe(1);
   });

@@ -124,7 +124,7 @@ export class AtlasClusters implements DatabaseRuntime {
     const doing = `read the connection of cluster ${externalId}`;
     const observed = readCluster(await this.required(externalId, doing, options));
     if (observed.host === null) throw new Error(`atlas: ${doing}: Atlas has given the cluster no connection string yet (it is ${observed.status})`);
-    return { host: observed.host, port: MONGODB_PORT, username: externalId, database: AUTH_DATABASE };
+    return { host: observed.host, port: MONGODB_PORT, username: externalId, database: AUTH_DATABASE, srv: true };
   }
 
   async setPassword(externalId: string, password: string, options: CallOptions = {}): Promise<void> {
