@@ -178,6 +178,8 @@ export interface DatabaseEndpoint {
   port: number;
   username: string;
   database: string;
+  /** `host` is a DNS SRV name (a MongoDB Atlas cluster's): clients connect with `mongodb+srv://`. */
+  srv?: boolean;
   /**
    * The password the vendor chose, for a vendor whose managed databases cannot take cairn's
    * (it generates its own): cairn keeps it encrypted in place of the one it generated. Absent
@@ -354,6 +356,12 @@ export interface Vendor {
   createManagedDatabases?(config: DriverConfig): Promise<ManagedDatabaseDriver>;
   /** The engines its managed database service runs (with `createManagedDatabases`). */
   managedDatabaseEngines?: ReadonlyArray<DatabaseDesired['type']>;
+  /**
+   * Why this vendor has no servers, for a vendor that runs only managed databases (MongoDB
+   * Atlas): its `createCloudDriver` refuses saying this, and its Providers' credentials are
+   * tested through `createManagedDatabases` instead.
+   */
+  serversUnsupported?: string;
 }
 
 /** A vendor's managed database service. */
@@ -366,5 +374,7 @@ export interface ManagedDatabaseDriver {
    * cairn's password leave this out, and are not asked.
    */
   readonly choosesPasswords?: boolean;
+  /** The cheapest authenticated read, saying plainly what is wrong; a vendor with `serversUnsupported` must have it (its Providers are tested here). */
+  testCredentials?(options?: CallOptions): Promise<CredentialTest>;
   close(): Promise<void>;
 }

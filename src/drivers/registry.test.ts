@@ -14,11 +14,11 @@ describe('vendor registry', () => {
     expect(getVendor('local')).toBe(localVendor);
     expect(getVendor('ssh')).toBe(sshVendor);
     expect(sshVendor.credentialFields).toEqual([]);
-    expect([...vendors.keys()].sort()).toEqual(['aws', 'azure', 'contabo', 'digitalocean', 'exoscale', 'gcp', 'hetzner', 'ionos', 'leaseweb', 'linode', 'local', 'oci', 'sandbox', 'scaleway', 'ssh', 'tencent', 'vultr']);
+    expect([...vendors.keys()].sort()).toEqual(['atlas', 'aws', 'azure', 'contabo', 'digitalocean', 'exoscale', 'gcp', 'hetzner', 'ionos', 'leaseweb', 'linode', 'local', 'oci', 'sandbox', 'scaleway', 'ssh', 'tencent', 'vultr']);
   });
 
   it('refuses an unknown vendor and lists the supported ones', () => {
     expect(() => getVendor('ovh')).toThrow(UnsupportedError);
-    expect(() => getVendor('ovh')).toThrow('unknown vendor "ovh": supported vendors are aws, azure, contabo, digitalocean, exoscale, gcp, hetzner, ionos, leaseweb, linode, local, oci, sandbox, scaleway, ssh, tencent, vultr');
+    expect(() => getVendor('ovh')).toThrow('unknown vendor "ovh": supported vendors are atlas, aws, azure, contabo, digitalocean, exoscale, gcp, hetzner, ionos, leaseweb, linode, local, oci, sandbox, scaleway, ssh, tencent, vultr');
   });
 });

@@ -4,6 +4,7 @@
 import type { Vendor } from './contract.js';
 import { UnsupportedError } from './errors.js';
 import { awsVendor } from './aws/index.js';
+import { atlasVendor } from './atlas/index.js';
 import { digitalOceanVendor } from './digitalocean/index.js';
 import { exoscaleVendor } from './exoscale/index.js';
 import { gcpVendor } from './gcp/index.js';
@@ -38,6 +39,7 @@ export const vendors: Map<string, Vendor> = new Map<string, Vendor>([
   [gcpVendor.id, gcpVendor],
   [ociVendor.id, ociVendor],
   [awsVendor.id, awsVendor],
+  [atlasVendor.id, atlasVendor],
   [sshVendor.id, sshVendor],
 ]);
 

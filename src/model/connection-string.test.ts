@@ -20,6 +20,12 @@ describe('connectionString', () => {
     expect(url.pathname).toBe('/shop_db');
   });
 
+  it('writes mongodb+srv://user:pass@host/name, without a port, for a MongoDB host that is an SRV name (Atlas)', () => {
+    const srv = { host: 'cairn-0123456789abcdef.ab1cd.mongodb.net', port: 27017, username: 'cairn-0123456789abcdef', database: 'admin', srv: true };
+    expect(connectionString('mongodb', srv, 'p@ss')).toBe('mongodb+srv://cairn-0123456789abcdef:p%40ss@cairn-0123456789abcdef.ab1cd.mongodb.net/admin');
+    expect(connectionString('postgresql', srv, 'x'), 'SRV is MongoDB’s').toBe('postgresql://cairn-0123456789abcdef:x@cairn-0123456789abcdef.ab1cd.mongodb.net:27017/admin');
+  });
+
   it('brackets an IPv6 host', () => {
     const url = new URL(connectionString('postgresql', { ...endpoint, host: '2001:db8::7' }, 'x'));
     expect(url.hostname).toBe('[2001:db8::7]');

@@ -1,6 +1,7 @@
 /**
  * @module A database's connection string in the shapes users paste into clients:
- * `postgresql://user:pass@host:port/name` and `mongodb://user:pass@host:port/name`. Used for the
+ * `postgresql://user:pass@host:port/name` and `mongodb://user:pass@host:port/name` (or
+ * `mongodb+srv://user:pass@host/name` for a host that is a DNS SRV name). Used for the
  * URLs injected into apps (DATABASE_URL, <NAME>_URL) and by the API's credentials endpoint.
  */
 
@@ -12,6 +13,11 @@ export interface ConnectionEndpoint {
   port: number;
   username: string;
   database: string;
+  /**
+   * The host is a DNS SRV name (a MongoDB Atlas cluster's): the string is
+   * `mongodb+srv://user:pass@host/name`, the members, their port and TLS found through DNS.
+   */
+  srv?: boolean;
 }
 
 /**
@@ -21,5 +27,6 @@ export interface ConnectionEndpoint {
 export function connectionString(type: DatabaseType, endpoint: ConnectionEndpoint, password: string): string {
   const host = endpoint.host.includes(':') && !endpoint.host.startsWith('[') ? `[${endpoint.host}]` : endpoint.host;
   const credentials = `${encodeURIComponent(endpoint.username)}:${encodeURIComponent(password)}`;
+  if (endpoint.srv === true && type === 'mongodb') return `mongodb+srv://${credentials}@${host}/${encodeURIComponent(endpoint.database)}`;
   return `${type}://${credentials}@${host}:${endpoint.port}/${encodeURIComponent(endpoint.database)}`;
 }

@@ -5,7 +5,8 @@
  * variable, or a bundle stored (encrypted) through the API — and never logged.
  */
 import { createHash } from 'node:crypto';
-import type { CloudDriver, DriverConfig, ManagedDatabaseDriver, RuntimeDriver, Vendor, VendorCredentials } from '../drivers/contract.js';
+import type { CloudDriver, CredentialTest, DriverConfig, ManagedDatabaseDriver, RuntimeDriver, Vendor, VendorCredentials } from '../drivers/contract.js';
+import { UnsupportedError } from '../drivers/errors.js';
 import { managedDatabaseVendors } from '../drivers/registry.js';
 import { getVendor } from '../drivers/registry.js';
 import type { StoredResource } from '../model/resource.js';
@@ -95,6 +96,18 @@ export class DriverPool {
     }
     entry.managed ??= this.build(provider, entry, create(entry.config).then((d) => this.wrap(d)));
     return entry.managed;
+  }
+
+  /**
+   * The provider's credential test: through its cloud driver, or, for a vendor that runs no
+   * servers (`serversUnsupported`: MongoDB Atlas), through its managed database service.
+   */
+  async credentialTestFor(provider: StoredResource<'Provider'>): Promise<CredentialTest> {
+    const vendor = this.entryFor(provider).vendor;
+    if (vendor.serversUnsupported === undefined) return (await this.cloudFor(provider)).testCredentials();
+    const managed = await this.managedDatabasesFor(provider);
+    if (!managed.testCredentials) throw new UnsupportedError(`vendor ${vendor.id} runs no servers and its managed database service has no credential test`);
+    return managed.testCredentials();
   }
 
   /** How the provider's drivers reach its servers over SSH (DriverConfig.ssh), when they do. */

@@ -20,8 +20,7 @@ export async function reconcileProvider(ctx: ReconcileContext, r: StoredResource
     ctx.wakeWaiting();
     return REMOVED;
   }
-  const driver = await ctx.drivers.cloudFor(r);
-  const test = await doing('credential test', () => driver.testCredentials());
+  const test = await doing('credential test', () => ctx.drivers.credentialTestFor(r));
   const before = draft.status.phase;
   if (test.ok) {
     draft.setPhase('valid');

@@ -4,7 +4,9 @@
  * the API. The vendors list names the engines; the Database becomes available and its
  * credentials are the ones the vendor holds; a rotation either changes the password at the
  * vendor or fails saying why the vendor cannot; a plain delete stalls on the final backup
- * naming the annotation that skips it; with `skip_final_backup` nothing is left.
+ * naming the annotation that skips it, and with `skip_final_backup` nothing is left; or, at a
+ * vendor with on-demand backups, the plain delete takes the final backup first and then leaves
+ * no database (the backup stays).
  */
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -32,6 +34,8 @@ export interface ServedVendor {
   checkCreated(): void;
   /** Requests or answers outside the vendor's document(s). */
   violations(): string[];
+  /** The backups the vendor holds, for a vendor that takes them on demand. */
+  backups?(): number;
   stop(): Promise<void>;
 }
 
@@ -42,10 +46,12 @@ export interface ManagedDatabaseServeCase {
   /** The folder under examples/vendors/ holding provider.yaml and database.yaml. */
   example: string;
   start(): Promise<ServedVendor>;
+  /** The vendor's host is a DNS SRV name: the connection string is `mongodb+srv://` without a port. */
+  srv?: boolean;
   /** `applied`: cairn's new password is set at the vendor; else the refusal a rotation fails with. */
   rotation: 'applied' | RegExp;
-  /** Words of the final backup's refusal that the stalled delete shows. */
-  finalBackupRefusal: string;
+  /** Words of the final backup's refusal that the stalled delete shows; absent when the vendor takes it (then `backups` counts it). */
+  finalBackupRefusal?: string;
 }
 
 const OWNER = { email: 'owner@example.com', password: 'correct horse battery staple' };
@@ -76,7 +82,10 @@ export function describeManagedDatabaseThroughServe(c: ManagedDatabaseServeCase)
       expect(listed?.managed_databases).toEqual(c.engines);
     });
 
-    it('becomes available with the credentials the vendor holds, rotates or says why not, stalls on the final backup when deleted, and leaves nothing once it is skipped', async () => {
+    const deletion = c.finalBackupRefusal === undefined
+      ? 'takes the final backup when deleted and leaves only that backup'
+      : 'stalls on the final backup when deleted, and leaves nothing once it is skipped';
+    it(`becomes available with the credentials the vendor holds, rotates or says why not, ${deletion}`, async () => {
       const dir = join(REPO_ROOT, 'examples', 'vendors', c.example);
       const manifests = `${readFileSync(join(dir, 'provider.yaml'), 'utf8')}  endpoint: ${vendor.endpoint}\n---\n${readFileSync(join(dir, 'database.yaml'), 'utf8')}`;
       const applied = await api.call('POST', '/api/v1/manifests', { token, raw: { contentType: 'application/yaml', text: manifests } });
@@ -89,7 +98,8 @@ export function describeManagedDatabaseThroughServe(c: ManagedDatabaseServeCase)
       const credentials = await api.until<{ password: string; host: string; port: number; username: string; database: string; connection_string: string }>(
         `/api/v1/databases/${id}/credentials`, token, (x) => x.host === held?.host && x.password === held.password, 20_000);
       expect(credentials).toMatchObject({ ...held });
-      expect(credentials.connection_string).toContain(`${held?.username ?? ''}:${held?.password ?? ''}@${held?.host ?? ''}:${held?.port ?? ''}/${held?.database ?? ''}`);
+      const at = `${encodeURIComponent(held?.username ?? '')}:${encodeURIComponent(held?.password ?? '')}@${held?.host ?? ''}`;
+      expect(credentials.connection_string).toContain(c.srv === true ? `+srv://${at}/${held?.database ?? ''}` : `${at}:${held?.port ?? ''}/${held?.database ?? ''}`);
 
       const rotate = await api.call<{ operation_id: string }>('POST', `/api/v1/databases/${id}/credentials/rotate`, { token });
       expect(rotate.status).toBe(202);
@@ -106,8 +116,15 @@ export function describeManagedDatabaseThroughServe(c: ManagedDatabaseServeCase)
       }
 
       expect((await api.call('DELETE', `/api/v1/databases/${id}`, { token })).status).toBeLessThan(300);
+      const refusal = c.finalBackupRefusal;
+      if (refusal === undefined) {
+        await api.until('/api/v1/databases', token, (b: { items: Array<{ name: string }> }) => !b.items.some((x) => x.name === 'orders-db'), 40_000);
+        expect(vendor.held()).toEqual([]);
+        expect(vendor.backups?.(), 'the final backup was taken first, and outlives the database').toBe(1);
+        return;
+      }
       const stalled = await api.until<{ conditions: Array<{ type: string; message: string }> }>(`/api/v1/databases/${id}`, token, (b) =>
-        b.conditions.some((x) => x.message.includes(c.finalBackupRefusal)), 20_000);
+        b.conditions.some((x) => x.message.includes(refusal)), 20_000);
       expect(stalled.conditions.map((x) => x.message).join('\n')).toMatch(/cairn\.dev\/skip-final-backup: "true"/);
       expect(vendor.held(), 'kept until the final backup is skipped').toHaveLength(1);
 

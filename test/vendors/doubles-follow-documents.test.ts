@@ -6,6 +6,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { exoscaleAuthorization } from '../../src/drivers/exoscale/signature.js';
+import { ATLAS_PROJECT_ID, atlasDocumentAsServed, startAtlasDouble } from '../doubles/atlas.js';
 import { startContaboDouble } from '../doubles/contabo.js';
 import { startDigitalOceanDouble } from '../doubles/digitalocean.js';
 import { startExoscaleDouble } from '../doubles/exoscale.js';
@@ -17,7 +18,7 @@ import { startScalewayRdbDouble } from '../doubles/scaleway-rdb.js';
 import { startLinodeDouble } from '../doubles/linode.js';
 import { startVultrDouble } from '../doubles/vultr.js';
 import { GCP_CLIENT_EMAIL, GCP_PROJECT, startGcpDouble } from '../doubles/gcp/server.js';
-import { startVendorDouble, vendorDocument, type VendorDouble } from '../support/vendor-double.js';
+import { startVendorDouble, vendorDocument, type VendorDouble, type VendorDoubleOptions } from '../support/vendor-double.js';
 
 interface Case {
   vendor: string;
@@ -36,6 +37,8 @@ interface Case {
   list: { operationId: string; path: string; badAnswer: unknown };
   /** Headers every request of the document must carry besides auth (Contabo: `x-request-id`). */
   required?: Record<string, string>;
+  /** How the vendor's double reads its document (Atlas: versioned media types as JSON). */
+  amendDocument?: VendorDoubleOptions['amendDocument'];
 }
 
 const CASES: Case[] = [
@@ -133,6 +136,19 @@ const CASES: Case[] = [
     basePath: '/databases/postgresql',
     list: { operationId: 'clustersGet', path: '/clusters', badAnswer: { items: 'not a list' } },
   },
+  {
+    vendor: 'atlas',
+    start: (token) => startAtlasDouble({ token }),
+    badCreate: { path: `/api/atlas/v2/groups/${ATLAS_PROJECT_ID}/clusters`, body: { name: 42, clusterType: 'REPLICASET' }, operationId: 'createCluster' },
+    document: ['mongodb-atlas', 'atlas-api.yaml'],
+    amendDocument: atlasDocumentAsServed,
+    list: { operationId: 'listClusters', path: `/api/atlas/v2/groups/${ATLAS_PROJECT_ID}/clusters`, badAnswer: { results: 'not a list' } },
+    async authorization({ doubleUrl: url, token }) {
+      const basic = Buffer.from(`mdb_sa_id_test:${token}`).toString('base64');
+      const answer = await fetch(`${url}/api/oauth/token`, { method: 'POST', body: 'grant_type=client_credentials', headers: { authorization: `Basic ${basic}`, 'content-type': 'application/x-www-form-urlencoded' } });
+      return `Bearer ${((await answer.json()) as { access_token: string }).access_token}`;
+    },
+  },
 ];
 
 describe.each(CASES)('the $vendor double', (c) => {
@@ -164,6 +180,7 @@ describe.each(CASES)('the $vendor double', (c) => {
     const double = await startVendorDouble({
       document: vendorDocument(...c.document),
       ...(c.basePath ? { basePath: c.basePath } : {}),
+      ...(c.amendDocument ? { amendDocument: c.amendDocument } : {}),
       error: (status, code, message) => ({ status, code, message }),
       authenticate: () => null,
       handlers: () => ({ [c.list.operationId]: () => ({ status: 200, body: c.list.badAnswer }) }),

@@ -115,7 +115,7 @@ export function providerRoutes(deps: ApiDeps, catalogs: ProviderCatalogs): Route
   router.post('/providers/:id/test', async (req, res) => {
     const principal = allowed(res, 'write');
     const provider = new ResourceLookup(store, principal.tenant).byId('Provider', pathId(req));
-    const test = await (await deps.drivers.cloudFor(provider)).testCredentials();
+    const test = await deps.drivers.credentialTestFor(provider);
     const testedAt = new Date().toISOString();
     recordCredentialTest(deps.store, provider, test, testedAt);
     res.json({ ok: test.ok, message: test.message, tested_at: testedAt });
