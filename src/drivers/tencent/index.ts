@@ -8,12 +8,13 @@
  * most 4, so that no second ever sees more than 14, shared by every driver of one SecretId.
  */
 import { createHash } from 'node:crypto';
-import type { CloudDriver, DriverConfig, RuntimeDriver, Vendor } from '../contract.js';
+import type { CloudDriver, DriverConfig, ManagedDatabaseDriver, RuntimeDriver, Vendor } from '../contract.js';
 import { VendorAuthError } from '../errors.js';
 import { checkedEndpoint } from '../kit/endpoint.js';
 import { sharedBudget } from '../kit/rate-budget.js';
 import { sshRuntimeFor } from '../kit/ssh-runtime.js';
 import { TencentCloudDriver } from './cloud-driver.js';
+import { TencentPostgres } from './postgres.js';
 import { TencentApi } from './sdk-client.js';
 
 /** Tencent's published per-action limit cairn keeps to (the lowest), and its burst. */
@@ -40,7 +41,7 @@ export function tencentApi(config: DriverConfig): TencentApi {
 export const tencentVendor: Vendor = {
   id: 'tencent',
   description:
-    'Tencent Cloud: CVM instances (hourly billed) in its regions and zones (Guangzhou, Shanghai, Beijing, Hong Kong, Singapore, Frankfurt, Silicon Valley, ...), through its official SDK. Managed databases (TencentDB) are not built yet; databases and apps on its instances run over SSH.',
+    'Tencent Cloud: CVM instances (hourly billed) in its regions and zones (Guangzhou, Shanghai, Beijing, Hong Kong, Singapore, Frankfurt, Silicon Valley, ...), through its official SDK. Managed PostgreSQL is TencentDB for PostgreSQL (pay-as-you-go, cairn\'s password); databases and apps on its instances run over SSH.',
   credentialFields: [
     { name: 'secret_id', description: 'SecretId of an API key (CAM → API Keys), of a user allowed CVM (e.g. QcloudCVMFullAccess).', required: true },
     { name: 'secret_key', description: "The API key's SecretKey.", required: true },
@@ -48,6 +49,11 @@ export const tencentVendor: Vendor = {
   // eslint-disable-next-line @typescript-eslint/require-await -- a refusal (no key, bad endpoint) is a rejected promise, as for every vendor
   async createCloudDriver(config: DriverConfig): Promise<CloudDriver> {
     return new TencentCloudDriver(tencentApi(config));
+  },
+  managedDatabaseEngines: ['postgresql'],
+  // eslint-disable-next-line @typescript-eslint/require-await -- a refusal (no key, bad endpoint) is a rejected promise, as for every vendor
+  async createManagedDatabases(config: DriverConfig): Promise<ManagedDatabaseDriver> {
+    return { vendor: 'tencent', databases: new TencentPostgres(tencentApi(config)), close: () => Promise.resolve() };
   },
   // Databases and apps on its servers run over SSH.
   createRuntimeDriver(config: DriverConfig): Promise<RuntimeDriver> {
