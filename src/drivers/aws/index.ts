@@ -57,8 +57,8 @@ export const awsVendor: Vendor = {
     { name: 'region', description: `Where cairn reads the account's regions and instance types; default ${DEFAULT_HOME_REGION}.`, required: false },
   ],
   async createCloudDriver(config: DriverConfig): Promise<CloudDriver> {
-  // The SDK is loaded here, on first use, not with the registry: every command and test process
-  // would otherwise pay for loading it (a second and more) whether or not it drives this vendor.
+    // The SDK is loaded here, on first use, not with the registry: every command and test process
+    // would otherwise pay for loading it (a second and more) whether or not it drives this vendor.
     const { clients, homeRegion, describeEndpoint } = await awsClients(config);
     const { AwsCloudDriver } = await import('./cloud-driver.js');
     return new AwsCloudDriver(clients, homeRegion, describeEndpoint);

@@ -29,8 +29,8 @@ export const azureVendor: Vendor = {
     { name: 'authority_host', description: 'The Entra authority tokens are asked from (default https://login.microsoftonline.com; sovereign clouds have their own).', required: false },
   ],
   async createCloudDriver(config: DriverConfig): Promise<CloudDriver> {
-  // The SDK is loaded here, on first use, not with the registry: every command and test process
-  // would otherwise pay for loading it (a second and more) whether or not it drives this vendor.
+    // The SDK is loaded here, on first use, not with the registry: every command and test process
+    // would otherwise pay for loading it (a second and more) whether or not it drives this vendor.
     const [{ azureClients }, { AzureCloudDriver }] = await Promise.all([import('./azure-clients.js'), import('./cloud-driver.js')]);
     return new AzureCloudDriver(azureClients(config), pollMs());
   },

@@ -39,8 +39,8 @@ export const gcpVendor: Vendor = {
     { name: 'project', description: 'The project to work in, when not the key\'s own project_id.', required: false },
   ],
   async createCloudDriver(config: DriverConfig): Promise<CloudDriver> {
-  // The SDK is loaded here, on first use, not with the registry: every command and test process
-  // would otherwise pay for loading it (a second and more) whether or not it drives this vendor.
+    // The SDK is loaded here, on first use, not with the registry: every command and test process
+    // would otherwise pay for loading it (a second and more) whether or not it drives this vendor.
     const client = await gcpClient(config);
     const { GcpCloudDriver } = await import('./cloud-driver.js');
     return new GcpCloudDriver(client, config.spec.endpoint ?? GCP_API, pollMs());

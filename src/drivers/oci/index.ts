@@ -14,8 +14,8 @@ export const ociVendor: Vendor = {
   description: 'Oracle Cloud Infrastructure: compute instances in one region per Provider (its availability domains), on a subnet you name. OCI Database with PostgreSQL is not driven yet; databases and apps on its instances run over SSH.',
   credentialFields: OCI_CREDENTIAL_FIELDS,
   async createCloudDriver(config: DriverConfig): Promise<CloudDriver> {
-  // The SDK is loaded here, on first use, not with the registry: every command and test process
-  // would otherwise pay for loading it (a second and more) whether or not it drives this vendor.
+    // The SDK is loaded here, on first use, not with the registry: every command and test process
+    // would otherwise pay for loading it (a second and more) whether or not it drives this vendor.
     const [{ ociClients }, { OciCloudDriver }] = await Promise.all([import('./clients.js'), import('./cloud-driver.js')]);
     return new OciCloudDriver(ociClients(config));
   },

@@ -8,7 +8,7 @@
  * most 4, so that no second ever sees more than 14, shared by every driver of one SecretId.
  */
 import { createHash } from 'node:crypto';
-import type { CloudDriver, DriverConfig, RuntimeDriver, Vendor } from '../contract.js';
+import type { CloudDriver, DriverConfig, ManagedDatabaseDriver, RuntimeDriver, Vendor } from '../contract.js';
 import { VendorAuthError } from '../errors.js';
 import { checkedEndpoint } from '../kit/endpoint.js';
 import { sharedBudget } from '../kit/rate-budget.js';
@@ -40,17 +40,23 @@ export async function tencentApi(config: DriverConfig): Promise<TencentApi> {
 export const tencentVendor: Vendor = {
   id: 'tencent',
   description:
-    'Tencent Cloud: CVM instances (hourly billed) in its regions and zones (Guangzhou, Shanghai, Beijing, Hong Kong, Singapore, Frankfurt, Silicon Valley, ...), through its official SDK. Managed databases (TencentDB) are not built yet; databases and apps on its instances run over SSH.',
+    'Tencent Cloud: CVM instances (hourly billed) in its regions and zones (Guangzhou, Shanghai, Beijing, Hong Kong, Singapore, Frankfurt, Silicon Valley, ...), through its official SDK. Managed PostgreSQL is TencentDB for PostgreSQL (pay-as-you-go, cairn\'s password); databases and apps on its instances run over SSH.',
   credentialFields: [
     { name: 'secret_id', description: 'SecretId of an API key (CAM → API Keys), of a user allowed CVM (e.g. QcloudCVMFullAccess).', required: true },
     { name: 'secret_key', description: "The API key's SecretKey.", required: true },
   ],
   async createCloudDriver(config: DriverConfig): Promise<CloudDriver> {
-  // The SDK is loaded here, on first use, not with the registry: every command and test process
-  // would otherwise pay for loading it (a second and more) whether or not it drives this vendor.
+    // The SDK is loaded here, on first use, not with the registry: every command and test process
+    // would otherwise pay for loading it (a second and more) whether or not it drives this vendor.
     const api = await tencentApi(config);
     const { TencentCloudDriver } = await import('./cloud-driver.js');
     return new TencentCloudDriver(api);
+  },
+  managedDatabaseEngines: ['postgresql'],
+  async createManagedDatabases(config: DriverConfig): Promise<ManagedDatabaseDriver> {
+    const api = await tencentApi(config);
+    const { TencentPostgres } = await import('./postgres.js');
+    return { vendor: 'tencent', databases: new TencentPostgres(api), close: () => Promise.resolve() };
   },
   // Databases and apps on its servers run over SSH.
   createRuntimeDriver(config: DriverConfig): Promise<RuntimeDriver> {

@@ -9,7 +9,7 @@
  * and message (errors.ts).
  */
 import type { Agent } from 'node:http';
-import type { AbstractClient, ClientConfig } from 'tencentcloud-sdk-nodejs-common';
+import { AbstractClient, type ClientConfig } from 'tencentcloud-sdk-nodejs-common';
 import { cvm } from 'tencentcloud-sdk-nodejs-cvm';
 import { VendorUnavailableError } from '../errors.js';
 import { abortable } from '../kit/abortable-sleep.js';
@@ -25,6 +25,14 @@ export interface TencentService {
 
 /** Cloud Virtual Machine, API 2017-03-12 (tencentcloud-sdk-nodejs-cvm). */
 export const CVM: TencentService = { name: 'cvm', Client: cvm.v20170312.Client };
+
+/** TencentDB for PostgreSQL, API 2017-03-12: no per-product package, so the SDK's common client with the service's host and version. */
+class PostgresClient extends AbstractClient {
+  constructor(config: ClientConfig) {
+    super('postgres.tencentcloudapi.com', '2017-03-12', config);
+  }
+}
+export const POSTGRES: TencentService = { name: 'postgres', Client: PostgresClient };
 
 export interface TencentClientOptions {
   secretId: string;
