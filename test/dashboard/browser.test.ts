@@ -176,7 +176,8 @@ describe.skipIf(skip)('the dashboard in a browser', () => {
     await page.getByTestId('terminal-state').getByText('connected', { exact: true }).waitFor({ timeout: 15_000 });
     await page.locator('.terminal.xterm').click();
     await page.keyboard.type('echo dashboard-$((6*7))\n');
-    await page.locator('.terminal.xterm').getByText('dashboard-42', { exact: true }).first().waitFor({ timeout: 15_000 });
+    // The rows on screen, not the screen reader's hidden copy of the buffer (which matches first).
+    await page.locator('.terminal.xterm .xterm-rows').getByText('dashboard-42', { exact: true }).first().waitFor({ timeout: 15_000 });
     await page.screenshot({ path: join(SCREENSHOTS, 'terminal.png'), fullPage: true });
     await page.getByRole('button', { name: 'Close terminal' }).click();
 
