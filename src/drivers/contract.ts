@@ -220,6 +220,12 @@ export interface DatabaseRuntime extends ExternalClient<DatabaseDesired, Databas
    * again does not restore twice; it returns the database as it is.
    */
   restore(databaseExternalId: string, backupExternalId: string, key: string, options?: CallOptions): Promise<DatabaseObserved>;
+  /**
+   * Set where a final backup before a delete would be meaningless (the vendor deletes a
+   * database's backups with it): why. The delete then waits for `cairn.dev/skip-final-backup`
+   * instead of taking a backup that the delete itself would destroy.
+   */
+  readonly finalBackupUnavailable?: string;
 }
 
 export interface DatabaseObserved {

@@ -20,6 +20,10 @@ export async function finalBackupStep(ctx: ReconcileContext, r: StoredResource<'
   const running = await runningBackupStep(ctx, r, db, draft);
   if (running !== null) return { ...running, message: `before deleting: ${running.message}` };
   if (r.annotations[SKIP_FINAL_BACKUP_ANNOTATION] === 'true') return null;
+  const meaningless = db.runtime.finalBackupUnavailable;
+  if (meaningless !== undefined) {
+    throw new StallError(REASON_FINAL_BACKUP_FAILED, `no final backup can be kept (${meaningless}), so the database is kept; to delete it without one, set the annotation ${SKIP_FINAL_BACKUP_ANNOTATION}: "true" (DELETE ?skip_final_backup=true)`);
+  }
   const slot = `final:${r.deletionTimestamp ?? ''}`;
   const backup = ctx.store.backups.forSlot(r.tenant, r.uid, 'final', slot);
   switch (backup.status) {

@@ -3,10 +3,11 @@
  * (`@googleapis/compute`, signed in with `google-auth-library` from a service-account key), at
  * https://compute.googleapis.com or the Provider's `spec.endpoint` (the API root), the OAuth2
  * token taken from the key's own `token_uri`; both through the outbound guard. Within Compute
- * Engine's published rate quota (1,500 requests a minute per project per group). Databases and
- * apps on its instances run over SSH.
+ * Engine's published rate quota (1,500 requests a minute per project per group). Managed
+ * PostgreSQL is Cloud SQL (`@googleapis/sqladmin`, cloud-sql.ts). Databases and apps on its
+ * instances run over SSH.
  */
-import type { CloudDriver, DriverConfig, RuntimeDriver, Vendor } from '../contract.js';
+import type { CloudDriver, DriverConfig, ManagedDatabaseDriver, RuntimeDriver, Vendor } from '../contract.js';
 import { checkedEndpoint } from '../kit/endpoint.js';
 import { sshRuntimeFor } from '../kit/ssh-runtime.js';
 import type { GcpClient } from './gcp-client.js';
@@ -33,9 +34,9 @@ function pollMs(): number {
 
 export const gcpVendor: Vendor = {
   id: 'gcp',
-  description: 'Google Cloud: Compute Engine instances in any zone (europe-west1-b, us-central1-a, asia-northeast1-a, ...); a Server\'s region is a zone. Managed databases are not built yet; databases and apps on its instances run over SSH.',
+  description: 'Google Cloud: Compute Engine instances in any zone (europe-west1-b, us-central1-a, asia-northeast1-a, ...); a Server\'s region is a zone. Managed PostgreSQL is Cloud SQL for PostgreSQL (a region and a tier; cairn\'s password for the postgres user; on-demand backups and in-place restore, but no final backup, as Cloud SQL deletes backups with their instance); databases and apps on its instances run over SSH.',
   credentialFields: [
-    { name: 'serviceAccountKey', description: 'A service-account key: the whole JSON file from IAM → Service accounts → Keys (type, project_id, private_key, client_email, token_uri). The account needs the Compute Instance Admin (v1) role.', required: true },
+    { name: 'serviceAccountKey', description: 'A service-account key: the whole JSON file from IAM → Service accounts → Keys (type, project_id, private_key, client_email, token_uri). The account needs the Compute Instance Admin (v1) role (and Cloud SQL Admin for managed databases).', required: true },
     { name: 'project', description: 'The project to work in, when not the key\'s own project_id.', required: false },
   ],
   async createCloudDriver(config: DriverConfig): Promise<CloudDriver> {
@@ -44,6 +45,12 @@ export const gcpVendor: Vendor = {
     const client = await gcpClient(config);
     const { GcpCloudDriver } = await import('./cloud-driver.js');
     return new GcpCloudDriver(client, config.spec.endpoint ?? GCP_API, pollMs());
+  },
+  managedDatabaseEngines: ['postgresql'],
+  async createManagedDatabases(config: DriverConfig): Promise<ManagedDatabaseDriver> {
+    const client = await gcpClient(config);
+    const { CloudSqlPostgres } = await import('./cloud-sql.js');
+    return { vendor: 'gcp', databases: new CloudSqlPostgres(client, pollMs()), close: () => Promise.resolve() };
   },
   createRuntimeDriver(config: DriverConfig): Promise<RuntimeDriver> {
     return sshRuntimeFor('gcp', config);

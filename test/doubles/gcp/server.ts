@@ -2,8 +2,9 @@
  * @module A stateful double of Google Cloud on loopback, speaking Google's REST wire format so
  * that Google's own clients (`@googleapis/compute`, `google-auth-library`) talk to it unmodified:
  * the OAuth2 token endpoint at `/token` (the test key's `token_uri`; JWT signatures verified,
- * token.ts), and Compute Engine under `/compute/v1/` (compute.ts), each request matched to its
- * discovery method and checked against Google's discovery document (path and query parameters,
+ * token.ts), Compute Engine under `/compute/v1/` (compute.ts) and the Cloud SQL Admin API under
+ * `/v1/` (sqladmin.ts), each request matched to its discovery method and checked against
+ * Google's discovery document (compute.v1.json, sqladmin.v1.json) (path and query parameters,
  * body), each 2xx answer checked against the method's response schema
  * (test/support/discovery-validator.ts); what breaks the document is recorded in `violations`
  * and refused. Bearer tokens it issued only; faults for every test alike: a rate limit answered
@@ -19,15 +20,16 @@ import { seededRandom } from '../../support/seeded-random.js';
 import { DiscoveryValidator } from '../../support/discovery-validator.js';
 import { vendorDocument } from '../../support/vendor-double.js';
 import { ComputeState, googleError, type ComputeAnswer, type ComputeRequest } from './compute.js';
+import { SqlAdminState, type BackupRunState, type SqlInstanceState } from './sqladmin.js';
 import { TokenEndpoint } from './token.js';
 
 export const GCP_PROJECT = 'cairn-double';
 export const GCP_CLIENT_EMAIL = 'cairn@cairn-double.iam.gserviceaccount.com';
 
-let validators: { compute: DiscoveryValidator } | undefined;
+let validators: { compute: DiscoveryValidator; sqladmin: DiscoveryValidator } | undefined;
 /** The discovery documents, read once per process (about 0.3 s for Compute Engine's 4 MB). */
-function discovery(): { compute: DiscoveryValidator } {
-  validators ??= { compute: new DiscoveryValidator(vendorDocument('google', 'compute.v1.json')) };
+function discovery(): { compute: DiscoveryValidator; sqladmin: DiscoveryValidator } {
+  validators ??= { compute: new DiscoveryValidator(vendorDocument('google', 'compute.v1.json')), sqladmin: new DiscoveryValidator(vendorDocument('google', 'sqladmin.v1.json')) };
   return validators;
 }
 
@@ -61,6 +63,11 @@ export interface GcpDouble {
   violations: string[];
   tokens: TokenEndpoint;
   compute: ComputeState;
+  sql: SqlAdminState;
+  /** The Cloud SQL instances the double holds now. */
+  databases(): SqlInstanceState[];
+  /** The Cloud SQL backup runs it holds now. */
+  backupRuns(): BackupRunState[];
   failNext(count: number, status: number): void;
   setFaultRatio(ratio: number, seed?: number): void;
   /** The instances the double holds now. */
@@ -78,9 +85,10 @@ function readBody(req: IncomingMessage): Promise<string> {
 }
 
 export async function startGcpDouble(options: GcpDoubleOptions = {}): Promise<GcpDouble> {
-  const { compute: validator } = discovery();
+  const documents = discovery();
   const state = new ComputeState({ project: GCP_PROJECT, actionMs: options.actionMs ?? 150, maxPerPage: options.maxPerPage ?? 3 });
-  const handlers = state.handlers();
+  const sql = new SqlAdminState({ project: GCP_PROJECT, actionMs: options.actionMs ?? 150, maxPerPage: options.maxPerPage ?? 3 });
+  const handlers = { ...state.handlers(), ...sql.handlers() };
   const calls: DoubleCall[] = [];
   const violations: string[] = [];
   let failing = { count: 0, status: 503 };
@@ -106,9 +114,10 @@ export async function startGcpDouble(options: GcpDoubleOptions = {}): Promise<Gc
 
   function handle(method: string, target: URL, headers: IncomingMessage['headers'], text: string): ComputeAnswer & { methodId: string; headers?: Record<string, string> } {
     const path = target.pathname.replace(/^\//, '');
+    const validator = path.startsWith('compute/') ? documents.compute : documents.sqladmin;
     const matched = validator.match(method, path);
     if (!matched) {
-      violations.push(`${method} ${target.pathname}: not a method of Compute Engine's discovery document`);
+      violations.push(`${method} ${target.pathname}: not a method of Compute Engine's or Cloud SQL Admin's discovery document`);
       return { methodId: '?', ...googleError(404, 'notFound', `no method ${method} ${target.pathname}`) };
     }
     const { methodId, params } = matched;
@@ -184,6 +193,15 @@ export async function startGcpDouble(options: GcpDoubleOptions = {}): Promise<Gc
     violations,
     tokens,
     compute: state,
+    sql,
+    databases: () => {
+      sql.advance();
+      return [...sql.instances.values()];
+    },
+    backupRuns: () => {
+      sql.advance();
+      return [...sql.backups];
+    },
     failNext(count, status) {
       failing = { count, status };
     },
