@@ -144,7 +144,16 @@ function pipelineOptions(agent: Agent, budget: RateBudget, endpoint: string) {
   };
 }
 
-export function azureClients(config: DriverConfig): AzureClients {
+/** What every Azure SDK client of one Provider shares: its credentials, ARM endpoint, guarded sign-in and pipeline options. */
+export interface AzureConnection {
+  credentials: AzureCredentials;
+  endpoint: string;
+  credential: TokenCredential;
+  options: ReturnType<typeof pipelineOptions>;
+}
+
+/** The Provider's connection to Azure, for any `@azure/arm-*` client (they share one budget through its fingerprint). */
+export function azureConnection(config: DriverConfig): AzureConnection {
   const credentials = azureCredentials(config);
   const endpoint = checkedEndpoint(config.providerName, config.spec.endpoint) ?? AZURE_RESOURCE_MANAGER;
   const ca = vendorCertificateAuthorities();
@@ -157,8 +166,11 @@ export function azureClients(config: DriverConfig): AzureClients {
     agent,
     retryOptions: { maxRetries: 1, retryDelayInMs: 200, maxRetryDelayInMs: 2_000 },
   });
-  const credential = guardedCredential(signIn, credentials.authorityHost);
-  const options = pipelineOptions(agent, budget, endpoint);
+  return { credentials, endpoint, credential: guardedCredential(signIn, credentials.authorityHost), options: pipelineOptions(agent, budget, endpoint) };
+}
+
+export function azureClients(config: DriverConfig): AzureClients {
+  const { credentials, endpoint, credential, options } = azureConnection(config);
   return {
     credentials,
     endpoint,

@@ -5,9 +5,10 @@
  * (https://management.azure.com, or the Provider's `spec.endpoint`) with tokens from the Entra
  * authority (`authority_host` in the credentials). The servers of a provider live in one
  * resource group (`resource_group`, default `cairn`), which must exist. Databases and apps on
- * them run over SSH; Azure's managed databases are not built yet.
+ * them run over SSH. Managed PostgreSQL is Azure Database for PostgreSQL flexible server
+ * (`@azure/arm-postgresql-flexible`), in the same resource group.
  */
-import type { CloudDriver, DriverConfig, RuntimeDriver, Vendor } from '../contract.js';
+import type { CloudDriver, DriverConfig, ManagedDatabaseDriver, RuntimeDriver, Vendor } from '../contract.js';
 import { sshRuntimeFor } from '../kit/ssh-runtime.js';
 import { DEFAULT_RESOURCE_GROUP } from './resource-names.js';
 
@@ -19,7 +20,7 @@ function pollMs(): number {
 
 export const azureVendor: Vendor = {
   id: 'azure',
-  description: 'Microsoft Azure: virtual machines in 60-odd regions, through Azure Resource Manager. Managed databases are not built yet; databases and apps on its VMs run over SSH.',
+  description: 'Microsoft Azure: virtual machines in 60-odd regions, through Azure Resource Manager. Managed PostgreSQL is Azure Database for PostgreSQL flexible server (cairn\'s password; no backups or restore through cairn); databases and apps on its VMs run over SSH.',
   credentialFields: [
     { name: 'tenant_id', description: "The Entra ID tenant (directory) id of the service principal.", required: true },
     { name: 'client_id', description: "The service principal's application (client) id (Entra ID → App registrations).", required: true },
@@ -33,6 +34,11 @@ export const azureVendor: Vendor = {
     // would otherwise pay for loading it (a second and more) whether or not it drives this vendor.
     const [{ azureClients }, { AzureCloudDriver }] = await Promise.all([import('./azure-clients.js'), import('./cloud-driver.js')]);
     return new AzureCloudDriver(azureClients(config), pollMs());
+  },
+  managedDatabaseEngines: ['postgresql'],
+  async createManagedDatabases(config: DriverConfig): Promise<ManagedDatabaseDriver> {
+    const [{ azurePostgresClient }, { AzurePostgres }] = await Promise.all([import('./postgres-client.js'), import('./postgres.js')]);
+    return { vendor: 'azure', databases: new AzurePostgres(azurePostgresClient(config), pollMs()), close: () => Promise.resolve() };
   },
   createRuntimeDriver(config: DriverConfig): Promise<RuntimeDriver> {
     return sshRuntimeFor('azure', config);

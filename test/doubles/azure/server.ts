@@ -22,6 +22,7 @@ import { generate } from 'selfsigned';
 import { AzureMapperValidator, sdkMappers, type Direction } from '../../support/azure-mapper-validator.js';
 import { seededRandom } from '../../support/seeded-random.js';
 import type { DoubleCall } from '../../support/vendor-double.js';
+import { postgresRoute, type AzurePostgresServer, type PostgresRouteContext } from './postgres.js';
 import { AzureState, LOCATIONS, VM_SKUS, type AzureVm } from './state.js';
 
 export interface AzureDoubleOptions {
@@ -50,12 +51,14 @@ export interface AzureDouble {
   tokenRequests: number;
   violations: string[];
   vms(): AzureVm[];
+  /** Azure Database for PostgreSQL flexible servers. */
+  postgresServers(): AzurePostgresServer[];
   networks(): string[];
   /** NICs, public IPs and OS disks that exist (each VM's own, removed with it). */
   parts(): string[];
   setFaultRatio(ratio: number, seed?: number): void;
   /** Checks a body against a model as the double does (so a test can show the check fails). */
-  check(pkg: 'compute' | 'network' | 'subscriptions', className: string, body: unknown, direction: Direction): string[];
+  check(pkg: 'compute' | 'network' | 'subscriptions' | 'postgresql', className: string, body: unknown, direction: Direction): string[];
   stop(): Promise<void>;
 }
 
@@ -64,7 +67,7 @@ interface Answer {
   body?: unknown;
   headers?: Record<string, string>;
   /** The model the answer body is checked against. */
-  model?: [pkg: 'compute' | 'network' | 'subscriptions', className: string];
+  model?: [pkg: 'compute' | 'network' | 'subscriptions' | 'postgresql', className: string];
 }
 
 let certificate: Promise<{ private: string; cert: string }> | undefined;
@@ -112,6 +115,7 @@ export async function startAzureDouble(options: AzureDoubleOptions): Promise<Azu
     compute: new AzureMapperValidator(sdkMappers('@azure/arm-compute')),
     network: new AzureMapperValidator(sdkMappers('@azure/arm-network')),
     subscriptions: new AzureMapperValidator(sdkMappers('@azure/arm-resources-subscriptions')),
+    postgresql: new AzureMapperValidator(sdkMappers('@azure/arm-postgresql-flexible')),
   };
   const calls: DoubleCall[] = [];
   const violations: string[] = [];
@@ -135,6 +139,13 @@ export async function startAzureDouble(options: AzureDoubleOptions): Promise<Azu
     'azure-asyncoperation': `${url}/subscriptions/${subscriptionId}/providers/Microsoft.Compute/locations/${op.location}/operations/${op.id}?api-version=${apiVersion}`,
     'retry-after': retryAfter,
   });
+  const postgresServers = new Map<string, AzurePostgresServer>();
+  const postgres: PostgresRouteContext = {
+    state, servers: postgresServers,
+    serverId: (name) => `${groupPath}/providers/Microsoft.DBforPostgreSQL/flexibleServers/${name}`,
+    asyncHeaders: (op) => ({ 'azure-asyncoperation': `${url}/subscriptions/${subscriptionId}/providers/Microsoft.DBforPostgreSQL/locations/${op.location}/azureAsyncOperation/${op.id}?api-version=2025-08-01`, 'retry-after': retryAfter }),
+    error: (status, code, message) => armError(status, code, message),
+  };
 
   function vmBody(vm: AzureVm, instanceView: boolean): unknown {
     return {
@@ -225,10 +236,10 @@ export async function startAzureDouble(options: AzureDoubleOptions): Promise<Azu
       const next = skip + pageSize < VM_SKUS.length ? `${url}/subscriptions/${subscriptionId}/providers/Microsoft.Compute/skus?api-version=${apiVersion}&$skiptoken=${skip + pageSize}` : undefined;
       return named('ResourceSkus_List', { status: 200, body: { value: page, ...(next ? { nextLink: next } : {}) }, model: ['compute', 'ResourceSkusResult'] });
     }
-    const operation = /^\/providers\/Microsoft\.Compute\/locations\/([^/]+)\/operations\/([^/]+)$/i.exec(rest);
+    const operation = /^\/providers\/Microsoft\.(?:Compute\/locations\/([^/]+)\/operations|DBforPostgreSQL\/locations\/([^/]+)\/azureAsyncOperation)\/([^/]+)$/i.exec(rest);
     if (operation && method === 'GET') {
-      const op = state.operations.get(operation[2]!);
-      if (!op) return named('Operations_Get', armError(404, 'NotFound', `The operation ${operation[2]} was not found.`));
+      const op = state.operations.get(operation[3]!);
+      if (!op) return named('Operations_Get', armError(404, 'NotFound', `The operation ${operation[3]} was not found.`));
       return named('Operations_Get', {
         status: 200, body: { name: op.id, status: op.status, startTime: op.startTime, ...(op.status === 'InProgress' ? {} : { endTime: new Date().toISOString() }) },
         ...(op.status === 'InProgress' ? { headers: { 'retry-after': retryAfter } } : {}),
@@ -240,6 +251,12 @@ export async function startAzureDouble(options: AzureDoubleOptions): Promise<Azu
     const kind = `${namespace}/${type}`.toLowerCase();
     if (group!.toLowerCase() !== resourceGroup.toLowerCase()) return named(`${type}_${method}`, armError(404, 'ResourceGroupNotFound', `Resource group '${group}' could not be found.`));
     const notFound = (what: string, n: string): Answer => armError(404, 'ResourceNotFound', `The Resource '${what}/${n}' under resource group '${group}' was not found. For more details please go to https://aka.ms/ARMResourceNotFoundFix`);
+
+    if (kind === 'microsoft.dbforpostgresql/flexibleservers') {
+      if (sub === undefined && method === 'PUT') check('postgresql', 'Server', body, 'request', `PUT flexibleServers/${name}`);
+      if (sub === undefined && method === 'PATCH') check('postgresql', 'ServerForPatch', body, 'request', `PATCH flexibleServers/${name}`);
+      return postgresRoute(postgres, method, name!, sub, body);
+    }
 
     if (kind === 'microsoft.compute/virtualmachines') {
       const vm = state.vms.get(name!.toLowerCase());
@@ -452,6 +469,7 @@ export async function startAzureDouble(options: AzureDoubleOptions): Promise<Azu
     },
     violations,
     vms: () => [...state.vms.values()],
+    postgresServers: () => [...postgresServers.values()],
     networks: () => [...state.networks.keys()],
     parts: () => [...state.vms.values()].flatMap((vm) => [vm.nicName, vm.publicIpName, vm.osDiskName]),
     setFaultRatio(ratio, seed = 1) {
