@@ -8,10 +8,10 @@
  * docs.aws.amazon.com/ec2/latest/devguide/ec2-api-throttling.html), shared by the provider.
  */
 import { createHash } from 'node:crypto';
-import type { CloudDriver, DriverConfig, RuntimeDriver, Vendor } from '../contract.js';
+import type { CloudDriver, DriverConfig, ManagedDatabaseDriver, RuntimeDriver, Vendor } from '../contract.js';
 import { VendorAuthError, VendorRejectedError } from '../errors.js';
 import { checkedEndpoint } from '../kit/endpoint.js';
-import { sharedBudget } from '../kit/rate-budget.js';
+import { sharedBudget, type RateBudget } from '../kit/rate-budget.js';
 import { sshRuntimeFor } from '../kit/ssh-runtime.js';
 import type { AwsClients, AwsCredentials } from './clients.js';
 
@@ -34,24 +34,30 @@ function credentialsOf(config: DriverConfig): AwsCredentials {
   return { accessKeyId: accessKeyId!, secretAccessKey: secretAccessKey!, ...(sessionToken === undefined ? {} : { sessionToken }) };
 }
 
-/** The provider's SDK clients, home region and endpoint, from its config (refused plainly when incomplete). */
-export async function awsClients(config: DriverConfig): Promise<{ clients: AwsClients; homeRegion: string; describeEndpoint: string }> {
+/** What every AWS client of a provider is made from: its credentials, home region, endpoint and the budget it shares. */
+export function awsConnection(config: DriverConfig): { credentials: AwsCredentials; homeRegion: string; endpoint: string | undefined; budget: RateBudget; requestTimeoutMs: number } {
   const credentials = credentialsOf(config);
   const homeRegion = config.credentials?.['region'] || DEFAULT_HOME_REGION;
   if (!REGION.test(homeRegion)) throw new VendorRejectedError(`Provider/${config.providerName}: credentials' region "${homeRegion}" is not an AWS region name (e.g. eu-west-1)`, { field: 'region' });
   const endpoint = checkedEndpoint(config.providerName, config.spec.endpoint);
   const fingerprint = createHash('sha256').update(credentials.accessKeyId).digest('hex').slice(0, 16);
   const budget = sharedBudget(`aws ${endpoint ?? 'amazonaws.com'} ${fingerprint}`, { perHour: 72_000, burst: 100 });
+  return { credentials, homeRegion, endpoint, budget, requestTimeoutMs: config.requestTimeoutMs };
+}
+
+/** The provider's SDK clients, home region and endpoint, from its config (refused plainly when incomplete). */
+export async function awsClients(config: DriverConfig): Promise<{ clients: AwsClients; homeRegion: string; describeEndpoint: string }> {
+  const { credentials, homeRegion, endpoint, budget, requestTimeoutMs } = awsConnection(config);
   const { AwsClients } = await import('./clients.js');
-  const clients = new AwsClients({ credentials, endpoint, requestTimeoutMs: config.requestTimeoutMs, budget });
+  const clients = new AwsClients({ credentials, endpoint, requestTimeoutMs, budget });
   return { clients, homeRegion, describeEndpoint: endpoint ?? 'AWS (ec2.<region>.amazonaws.com)' };
 }
 
 export const awsVendor: Vendor = {
   id: 'aws',
-  description: 'Amazon Web Services: EC2 instances in the regions enabled for the account (Ireland, Frankfurt, N. Virginia, Oregon, Tokyo, ...). Prices are not in its API (sizes show 0). Managed databases are not built yet; databases and apps on its instances run over SSH.',
+  description: 'Amazon Web Services: EC2 instances in the regions enabled for the account (Ireland, Frankfurt, N. Virginia, Oregon, Tokyo, ...). Prices are not in its API (sizes show 0). Managed MongoDB is Amazon DocumentDB (one cluster with one instance, cairn’s password, cluster snapshots as backups; no restore in place); databases and apps on its instances run over SSH.',
   credentialFields: [
-    { name: 'access_key_id', description: 'IAM access key id (AKIA… or ASIA…), from IAM → Users → Security credentials, with a policy allowing ec2:Describe*, RunInstances, CreateTags, Start/Stop/Reboot/TerminateInstances and ModifyInstanceAttribute.', required: true },
+    { name: 'access_key_id', description: 'IAM access key id (AKIA… or ASIA…), from IAM → Users → Security credentials, with a policy allowing ec2:Describe*, RunInstances, CreateTags, Start/Stop/Reboot/TerminateInstances and ModifyInstanceAttribute (and rds:* on DocumentDB clusters, instances and cluster snapshots for managed MongoDB).', required: true },
     { name: 'secret_access_key', description: "The access key's secret, shown once when the key is made.", required: true },
     { name: 'session_token', description: 'The session token of temporary credentials (STS); leave out for a long-term key.', required: false },
     { name: 'region', description: `Where cairn reads the account's regions and instance types; default ${DEFAULT_HOME_REGION}.`, required: false },
@@ -62,6 +68,17 @@ export const awsVendor: Vendor = {
     const { clients, homeRegion, describeEndpoint } = await awsClients(config);
     const { AwsCloudDriver } = await import('./cloud-driver.js');
     return new AwsCloudDriver(clients, homeRegion, describeEndpoint);
+  },
+  managedDatabaseEngines: ['mongodb'],
+  async createManagedDatabases(config: DriverConfig): Promise<ManagedDatabaseDriver> {
+    // DocumentDB's SDK is loaded here, on first use, never with the registry.
+    const connection = awsConnection(config);
+    const { DocdbDatabases, ownsDocdbId } = await import('./docdb.js');
+    const { AwsManagedDatabases } = await import('./managed-databases.js');
+    const docdb = new DocdbDatabases(connection);
+    // PostgreSQL (RDS) is the other half: undefined here, so a postgresql Database is refused.
+    const databases = new AwsManagedDatabases({ mongodb: docdb, postgresql: undefined }, { mongodb: ownsDocdbId, postgresql: () => false });
+    return { vendor: 'aws', databases, close: () => Promise.resolve(docdb.close()) };
   },
   // Databases and apps on its instances run over SSH.
   createRuntimeDriver(config: DriverConfig): Promise<RuntimeDriver> {
