@@ -1,6 +1,6 @@
 /**
- * @module The `aws` vendor: EC2 instances through AWS's official SDK v3 (`@aws-sdk/client-ec2`,
- * Signature Version 4), at the region's endpoint or the Provider's `spec.endpoint` for every
+ * @module The `aws` vendor: EC2 instances and RDS for PostgreSQL through AWS's official SDK v3
+ * (`@aws-sdk/client-ec2`, `@aws-sdk/client-rds`, Signature Version 4), at the region's endpoint or the Provider's `spec.endpoint` for every
  * region. Credentials are an IAM access key: `access_key_id` and `secret_access_key` (and a
  * `session_token` for temporary keys), and optionally `region`, where the catalog is read (default
  * us-east-1); `credentialsRef.env` holds them as one JSON object. The budget is EC2's published
@@ -8,7 +8,7 @@
  * docs.aws.amazon.com/ec2/latest/devguide/ec2-api-throttling.html), shared by the provider.
  */
 import { createHash } from 'node:crypto';
-import type { CloudDriver, DriverConfig, RuntimeDriver, Vendor } from '../contract.js';
+import type { CloudDriver, DriverConfig, ManagedDatabaseDriver, RuntimeDriver, Vendor } from '../contract.js';
 import { VendorAuthError, VendorRejectedError } from '../errors.js';
 import { checkedEndpoint } from '../kit/endpoint.js';
 import { sharedBudget } from '../kit/rate-budget.js';
@@ -49,9 +49,9 @@ export async function awsClients(config: DriverConfig): Promise<{ clients: AwsCl
 
 export const awsVendor: Vendor = {
   id: 'aws',
-  description: 'Amazon Web Services: EC2 instances in the regions enabled for the account (Ireland, Frankfurt, N. Virginia, Oregon, Tokyo, ...). Prices are not in its API (sizes show 0). Managed databases are not built yet; databases and apps on its instances run over SSH.',
+  description: 'Amazon Web Services: EC2 instances in the regions enabled for the account (Ireland, Frankfurt, N. Virginia, Oregon, Tokyo, ...). Prices are not in its API (sizes show 0). Managed PostgreSQL is RDS for PostgreSQL (cairn\'s password, manual DB snapshots as backups, no in-place restore); databases and apps on its instances run over SSH.',
   credentialFields: [
-    { name: 'access_key_id', description: 'IAM access key id (AKIA… or ASIA…), from IAM → Users → Security credentials, with a policy allowing ec2:Describe*, RunInstances, CreateTags, Start/Stop/Reboot/TerminateInstances and ModifyInstanceAttribute.', required: true },
+    { name: 'access_key_id', description: 'IAM access key id (AKIA… or ASIA…), from IAM → Users → Security credentials, with a policy allowing ec2:Describe*, RunInstances, CreateTags, Start/Stop/Reboot/TerminateInstances and ModifyInstanceAttribute (and, for managed PostgreSQL, rds:DescribeOrderableDBInstanceOptions, Describe/Create/Modify/DeleteDBInstance, Create/Describe/DeleteDBSnapshot and AddTagsToResource).', required: true },
     { name: 'secret_access_key', description: "The access key's secret, shown once when the key is made.", required: true },
     { name: 'session_token', description: 'The session token of temporary credentials (STS); leave out for a long-term key.', required: false },
     { name: 'region', description: `Where cairn reads the account's regions and instance types; default ${DEFAULT_HOME_REGION}.`, required: false },
@@ -62,6 +62,12 @@ export const awsVendor: Vendor = {
     const { clients, homeRegion, describeEndpoint } = await awsClients(config);
     const { AwsCloudDriver } = await import('./cloud-driver.js');
     return new AwsCloudDriver(clients, homeRegion, describeEndpoint);
+  },
+  managedDatabaseEngines: ['postgresql'],
+  async createManagedDatabases(config: DriverConfig): Promise<ManagedDatabaseDriver> {
+    const { clients, homeRegion } = await awsClients(config);
+    const { RdsPostgres } = await import('./rds.js');
+    return { vendor: 'aws', databases: new RdsPostgres(clients, homeRegion), close: () => Promise.resolve(clients.close()) };
   },
   // Databases and apps on its instances run over SSH.
   createRuntimeDriver(config: DriverConfig): Promise<RuntimeDriver> {
