@@ -1,9 +1,10 @@
 /**
  * @module examples/vendors/aws, applied with the real CLI against the AWS double (its Provider
  * pointed at the double with `spec.endpoint`, the access key as a JSON bundle in the
- * environment): the three instances converge in their regions, tagged with their keys; a resize
- * stops, modifies and starts the instance; an instance type EC2 lacks is refused naming the
- * valid ones; a delete leaves nothing at the vendor.
+ * environment): the three instances converge in their regions, tagged with their keys, and the
+ * RDS for PostgreSQL database becomes available; a resize stops, modifies and starts the
+ * instance; an instance type EC2 lacks is refused naming the valid ones; a delete leaves nothing
+ * at the vendor but the database's final snapshot, taken first.
  */
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -20,10 +21,11 @@ const setup = vendorApplySetup({
 const { dir, apply } = setup;
 
 describe('examples/vendors/aws', () => {
-  it('applies and converges: three instances in their regions, each tagged with its key', async () => {
+  it('applies and converges: three instances in their regions, each tagged with its key, and the RDS database', async () => {
     const result = await apply('apply', '-f', dir, '--auto-approve', '--wait');
     expect(result.code, result.stdout + result.stderr).toBe(0);
-    expect(result.stdout).toContain('Apply complete: 4 ready.');
+    expect(result.stdout).toContain('Apply complete: 5 ready.');
+    expect(setup.double.rds.live().map((i) => `${i.tags['Name']}:${i.region}:${i.cls}:${i.version}:${i.status}:${i.tags['managed-by']}`)).toEqual(['orders-db:eu-west-1:db.t4g.micro:16.4:available:cairn']);
     const instances = setup.double.ec2.live();
     expect(instances.map((i) => `${i.tags['Name']}:${i.region}:${i.type}:${i.state}:${i.imageId}`).sort()).toEqual([
       'web-dub:eu-west-1:t3.micro:running:ami-0f9e8d7c6b5a40312', 'web-fra:eu-central-1:t3.micro:running:ami-0f9e8d7c6b5a40312', 'web-iad:us-east-1:t3.small:running:ami-0f9e8d7c6b5a40312',
@@ -47,9 +49,11 @@ describe('examples/vendors/aws', () => {
     expect(setup.double.ec2.live()).toHaveLength(3);
   });
 
-  it('deletes what it made: nothing left at the vendor', async () => {
-    const result = await apply('delete', '-f', join(dir, 'servers.yaml'), '--auto-approve', '--wait');
+  it('deletes what it made: nothing left at the vendor but the final snapshot of the database, taken first', async () => {
+    const result = await apply('delete', '-f', join(dir, 'servers.yaml'), join(dir, 'database.yaml'), '--auto-approve', '--wait');
     expect(result.code, result.stdout + result.stderr).toBe(0);
     expect(setup.double.ec2.live()).toEqual([]);
+    expect(setup.double.rds.live()).toEqual([]);
+    expect(setup.double.rds.allSnapshots().map((s) => `${s.instanceId}:${s.status}`)).toEqual([expect.stringMatching(/^cairn-[0-9a-f]{24}:available$/)]);
   });
 });

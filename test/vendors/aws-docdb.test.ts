@@ -63,7 +63,7 @@ describe('aws managed databases (DocumentDB)', () => {
     const databases = await service(d);
     const created = await databases.create('cairn-mongo-0', mongo);
     expect(created).toMatchObject({ name: 'orders-db', type: 'mongodb', version: '5.0', engineVersion: '5.0.0', size: 'db.t3.medium', status: 'creating', storageGb: null, serverId: '', clientToken: 'cairn-mongo-0', host: null });
-    expect(created.id).toMatch(/^eu-west-1\/cairn-[0-9a-f]{24}$/);
+    expect(created.id).toMatch(/^eu-west-1\/cairn-docdb-[0-9a-f]{24}$/);
     expect(d.clusters().map((c) => [c.id, c.region, c.engineVersion, c.username, c.password, c.tags])).toEqual([
       [created.id.split('/')[1], 'eu-west-1', '5.0.0', 'cairn', 'Cairns-Own-Passw0rd', { 'cairn-key': 'cairn-mongo-0', Name: 'orders-db', 'managed-by': 'cairn' }],
     ]);

@@ -53,14 +53,18 @@ export interface DocdbOptions {
   homeRegion: string;
 }
 
-/** A DocumentDB identifier for `key` (letters, digits, single hyphens, starting with a letter, at most 63). */
+/**
+ * A DocumentDB identifier for `key` (letters, digits, single hyphens, starting with a letter, at
+ * most 63). DocumentDB and RDS share one identifier space and one id shape in cairn
+ * (`<region>/<identifier>`), so `docdb-` tells a DocumentDB id from an RDS one.
+ */
 export function identifierFor(key: string): string {
-  return `cairn-${createHash('sha256').update(key).digest('hex').slice(0, 24)}`;
+  return `cairn-docdb-${createHash('sha256').update(key).digest('hex').slice(0, 24)}`;
 }
 
-/** Whether `id` is one of this half's: a cluster or snapshot id cairn made (`<region>/cairn-<24 hex>`). */
+/** Whether `id` is one of this half's: a cluster or snapshot id cairn made (`<region>/cairn-docdb-<24 hex>`). */
 export function ownsDocdbId(id: string): boolean {
-  return /^[a-z]{2}(?:-[a-z]+)+-\d+\/cairn-[0-9a-f]{24}$/.test(id);
+  return /^[a-z]{2}(?:-[a-z]+)+-\d+\/cairn-docdb-[0-9a-f]{24}$/.test(id);
 }
 
 /** `eu-west-1/cairn-…` → its parts; a refusal for an id that is not cairn's. */

@@ -1,6 +1,6 @@
 /**
- * @module The `aws` vendor: EC2 instances through AWS's official SDK v3 (`@aws-sdk/client-ec2`,
- * Signature Version 4), at the region's endpoint or the Provider's `spec.endpoint` for every
+ * @module The `aws` vendor: EC2 instances and RDS for PostgreSQL through AWS's official SDK v3
+ * (`@aws-sdk/client-ec2`, `@aws-sdk/client-rds`, Signature Version 4), at the region's endpoint or the Provider's `spec.endpoint` for every
  * region. Credentials are an IAM access key: `access_key_id` and `secret_access_key` (and a
  * `session_token` for temporary keys), and optionally `region`, where the catalog is read (default
  * us-east-1); `credentialsRef.env` holds them as one JSON object. The budget is EC2's published
@@ -55,9 +55,9 @@ export async function awsClients(config: DriverConfig): Promise<{ clients: AwsCl
 
 export const awsVendor: Vendor = {
   id: 'aws',
-  description: 'Amazon Web Services: EC2 instances in the regions enabled for the account (Ireland, Frankfurt, N. Virginia, Oregon, Tokyo, ...). Prices are not in its API (sizes show 0). Managed MongoDB is Amazon DocumentDB (one cluster with one instance, cairn’s password, cluster snapshots as backups; no restore in place); databases and apps on its instances run over SSH.',
+  description: 'Amazon Web Services: EC2 instances in the regions enabled for the account (Ireland, Frankfurt, N. Virginia, Oregon, Tokyo, ...). Prices are not in its API (sizes show 0). Managed PostgreSQL is RDS for PostgreSQL and managed MongoDB Amazon DocumentDB (cairn\'s password, snapshots as backups, no restore in place); databases and apps on its instances run over SSH.',
   credentialFields: [
-    { name: 'access_key_id', description: 'IAM access key id (AKIA… or ASIA…), from IAM → Users → Security credentials, with a policy allowing ec2:Describe*, RunInstances, CreateTags, Start/Stop/Reboot/TerminateInstances and ModifyInstanceAttribute (and rds:* on DocumentDB clusters, instances and cluster snapshots for managed MongoDB).', required: true },
+    { name: 'access_key_id', description: 'IAM access key id (AKIA… or ASIA…), from IAM → Users → Security credentials, with a policy allowing ec2:Describe*, RunInstances, CreateTags, Start/Stop/Reboot/TerminateInstances and ModifyInstanceAttribute (and, for managed databases, rds:DescribeOrderableDBInstanceOptions, Describe/Create/Modify/DeleteDBInstance, Create/Describe/DeleteDBSnapshot, AddTagsToResource and ListTagsForResource, and rds:* on DocumentDB clusters and cluster snapshots).', required: true },
     { name: 'secret_access_key', description: "The access key's secret, shown once when the key is made.", required: true },
     { name: 'session_token', description: 'The session token of temporary credentials (STS); leave out for a long-term key.', required: false },
     { name: 'region', description: `Where cairn reads the account's regions and instance types; default ${DEFAULT_HOME_REGION}.`, required: false },
@@ -69,16 +69,16 @@ export const awsVendor: Vendor = {
     const { AwsCloudDriver } = await import('./cloud-driver.js');
     return new AwsCloudDriver(clients, homeRegion, describeEndpoint);
   },
-  managedDatabaseEngines: ['mongodb'],
+  managedDatabaseEngines: ['mongodb', 'postgresql'],
   async createManagedDatabases(config: DriverConfig): Promise<ManagedDatabaseDriver> {
-    // DocumentDB's SDK is loaded here, on first use, never with the registry.
+    // The RDS and DocumentDB SDKs are loaded here, on first use, never with the registry.
     const connection = awsConnection(config);
-    const { DocdbDatabases, ownsDocdbId } = await import('./docdb.js');
-    const { AwsManagedDatabases } = await import('./managed-databases.js');
+    const { clients, homeRegion } = await awsClients(config);
+    const [{ DocdbDatabases, ownsDocdbId }, { RdsPostgres }, { AwsManagedDatabases }] = await Promise.all([import('./docdb.js'), import('./rds.js'), import('./managed-databases.js')]);
     const docdb = new DocdbDatabases(connection);
-    // PostgreSQL (RDS) is the other half: undefined here, so a postgresql Database is refused.
-    const databases = new AwsManagedDatabases({ mongodb: docdb, postgresql: undefined }, { mongodb: ownsDocdbId, postgresql: () => false });
-    return { vendor: 'aws', databases, close: () => Promise.resolve(docdb.close()) };
+    const rds = new RdsPostgres(clients, homeRegion);
+    const databases = new AwsManagedDatabases({ mongodb: docdb, postgresql: rds }, { mongodb: ownsDocdbId, postgresql: (id) => !ownsDocdbId(id) });
+    return { vendor: 'aws', databases, close: () => Promise.all([docdb.close(), clients.close()]).then(() => undefined) };
   },
   // Databases and apps on its instances run over SSH.
   createRuntimeDriver(config: DriverConfig): Promise<RuntimeDriver> {

@@ -15,6 +15,7 @@ import { BotocoreService } from '../../support/botocore-validator.js';
 import { seededRandom } from '../../support/seeded-random.js';
 import { vendorDocument } from '../../support/vendor-double.js';
 import { Ec2Account, Ec2Error, type DoubleInstance } from './ec2.js';
+import { RdsAccount } from './rds.js';
 import { checkSignature } from './sigv4-check.js';
 
 export const AWS_ACCESS_KEY_ID = 'AKIAIOSFODNN7EXAMPLE';
@@ -53,6 +54,8 @@ export interface AwsDouble {
   calls: AwsCall[];
   violations: string[];
   ec2: Ec2Account;
+  /** RDS (signed for service `rds`), at the same endpoint. */
+  rds: RdsAccount;
   /** Answers `ratio` of requests (seeded) with 5xx. */
   setFaultRatio(ratio: number, seed?: number): void;
   /** The next `count` requests fail with `status` (500: InternalError, else Unavailable). */
@@ -61,6 +64,7 @@ export interface AwsDouble {
 }
 
 const ec2Model = new BotocoreService(vendorDocument('aws', 'ec2', '2016-11-15', 'service-2.json'));
+export const rdsModel = new BotocoreService(vendorDocument('aws', 'rds', '2014-10-31', 'service-2.json'));
 
 function readBody(request: IncomingMessage): Promise<string> {
   return new Promise((resolve, reject) => {
@@ -76,6 +80,7 @@ const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout
 export async function startAwsDouble(options: AwsDoubleOptions = {}): Promise<AwsDouble> {
   const keys = { accessKeyId: options.accessKeyId ?? AWS_ACCESS_KEY_ID, secretAccessKey: options.secretAccessKey ?? AWS_SECRET_ACCESS_KEY, ...(options.sessionToken === undefined ? {} : { sessionToken: options.sessionToken }) };
   const ec2 = new Ec2Account({ actionMs: options.actionMs ?? 150, pageSize: options.pageSize ?? 2 });
+  const rds = new RdsAccount({ actionMs: options.actionMs ?? 150, pageSize: options.pageSize ?? 2 });
   const calls: AwsCall[] = [];
   const violations: string[] = [];
   let faultRatio = 0;
@@ -95,10 +100,12 @@ export async function startAwsDouble(options: AwsDoubleOptions = {}): Promise<Aw
     const action = params.get('Action') ?? '';
     const call: AwsCall = { method: request.method ?? 'POST', path: request.url ?? '/', operationId: action, action, region: '', status: 200 };
     calls.push(call);
+    // Errors answer in the shape of the service the request was signed for (EC2's until known).
+    let errorModel = ec2Model;
     const refuse = (status: number, code: string, message: string): void => {
       call.status = status;
       call.code = code;
-      send(response, status, ec2Model.errorXml(code, message, requestId));
+      send(response, status, errorModel.errorXml(code, message, requestId));
     };
     if (options.latencyMs) await sleep(options.latencyMs);
     if (request.method !== 'POST' || !String(request.headers['content-type'] ?? '').startsWith('application/x-www-form-urlencoded')) {
@@ -108,38 +115,41 @@ export async function startAwsDouble(options: AwsDoubleOptions = {}): Promise<Aw
     const signature = await checkSignature(request, text, keys);
     if (!signature.ok) return refuse(signature.code === 'AuthFailure' ? 401 : 403, signature.code, signature.message);
     call.region = signature.region;
-    if (signature.service !== 'ec2') {
-      violations.push(`${action}: signed for service ${signature.service}, served as ec2`);
+    const model = signature.service === 'rds' ? rdsModel : ec2Model;
+    errorModel = model;
+    if (signature.service !== 'ec2' && signature.service !== 'rds') {
+      violations.push(`${action}: signed for service ${signature.service}, served as ec2 and rds only`);
       return refuse(400, 'InvalidAction', `The service ${signature.service} is not served here`);
     }
     const limit = options.rateLimit;
     if (limit) {
       const now = Date.now();
       if (now - window.start >= limit.windowMs) window = { start: now, count: 0 };
-      if (++window.count > limit.limit) return refuse(503, 'RequestLimitExceeded', 'Request limit exceeded.');
+      // EC2 throttles as RequestLimitExceeded (503); RDS, a Query service, as Throttling (400).
+      if (++window.count > limit.limit) return model === rdsModel ? refuse(400, 'Throttling', 'Rate exceeded') : refuse(503, 'RequestLimitExceeded', 'Request limit exceeded.');
     }
     if (failing.count > 0) {
       failing.count--;
       return failing.status === 500 ? refuse(500, 'InternalError', 'An internal error has occurred') : refuse(failing.status, 'Unavailable', 'The server is overloaded and cannot handle the request');
     }
     if (faultRatio > 0 && random() < faultRatio) return random() < 0.5 ? refuse(500, 'InternalError', 'An internal error has occurred') : refuse(503, 'Unavailable', 'The server is overloaded and cannot handle the request');
-    if (!ec2Model.hasOperation(action)) {
-      violations.push(`${action}: not an EC2 action`);
+    if (!model.hasOperation(action)) {
+      violations.push(`${action}: not an ${signature.service.toUpperCase()} action`);
       return refuse(400, 'InvalidAction', `The action ${action} is not valid for this web service.`);
     }
-    const { input, problems } = ec2Model.parseRequest(action, params);
+    const { input, problems } = model.parseRequest(action, params);
     if (problems.length > 0) {
       violations.push(...problems);
       return refuse(400, 'InvalidParameterValue', problems.join('; '));
     }
     let output;
     try {
-      output = ec2.handle(action, input, signature.region);
+      output = signature.service === 'rds' ? rds.handle(action, input, signature.region) : ec2.handle(action, input, signature.region);
     } catch (error) {
       if (error instanceof Ec2Error) return refuse(error.status, error.code, error.message);
       throw error;
     }
-    const answer = ec2Model.serializeAnswer(action, output, requestId);
+    const answer = model.serializeAnswer(action, output, requestId);
     if (answer.problems.length > 0) {
       violations.push(...answer.problems);
       return refuse(500, 'InternalError', answer.problems.join('; '));
@@ -161,6 +171,7 @@ export async function startAwsDouble(options: AwsDoubleOptions = {}): Promise<Aw
     calls,
     violations,
     ec2,
+    rds,
     failNext(count, status) {
       failing = { count, status };
     },
