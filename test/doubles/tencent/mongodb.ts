@@ -116,7 +116,7 @@ export class MongodbState {
         const volume = Number(p['Volume']) * 1024;
         if (volume < spec[3] || volume > spec[4]) throw new TencentFault('InvalidParameterValue.InvalidTradeOperation', `Volume ${String(p['Volume'])} is out of range.`);
         if (!VERSIONS.some(([code]) => code === p['MongoVersion'])) throw new TencentFault('InvalidParameterValue.InvalidVersion', `Version ${String(p['MongoVersion'])} is not sold.`);
-        if (String(p['Password'] ?? '').length < 8) throw new TencentFault('InvalidParameterValue.PasswordRuleFailed', 'The password breaks the rules.');
+        if (typeof p['Password'] !== 'string' || p['Password'].length < 8) throw new TencentFault('InvalidParameterValue.PasswordRuleFailed', 'The password breaks the rules.');
         const id = `cmgo-${randomBytes(4).toString('hex')}`;
         const tags = Object.fromEntries(((p['Tags'] as Array<{ TagKey: string; TagValue: string }> | undefined) ?? []).map((t) => [t.TagKey, t.TagValue]));
         this.instances.set(id, {
