@@ -36,8 +36,8 @@ async function service(d: TencentDouble, requestTimeoutMs = 5_000): Promise<Data
 const refusal = (promise: Promise<unknown>): Promise<VendorRejectedError> => promise.then(() => { throw new Error('not refused'); }, (error: unknown) => error as VendorRejectedError);
 
 describe('tencent managed databases', () => {
-  it('offers PostgreSQL', () => {
-    expect(tencentVendor.managedDatabaseEngines).toEqual(['postgresql']);
+  it('offers PostgreSQL and MongoDB', () => {
+    expect(tencentVendor.managedDatabaseEngines).toEqual(['postgresql', 'mongodb']);
   });
 
   it("creates an instance with cairn's password and its key tag, creating and then available, found by id and by key", async () => {
@@ -82,7 +82,7 @@ describe('tencent managed databases', () => {
     const storage = await refusal(databases.create('cairn-bad-3', { ...pg, storageGb: 15 }));
     expect([storage.field, storage.message]).toEqual(['storageGb', 'tencent managed postgresql: storage 15 GB is not possible on pg.it.small2: 10 to 1000 GB, in steps of 10']);
     const mongo = await refusal(databases.create('cairn-bad-4', { ...pg, type: 'mongodb' }));
-    expect(mongo.field).toBe('type');
+    expect([mongo.field, mongo.message], 'a mongodb Database goes to TencentDB for MongoDB, which sells no version 16').toEqual(['version', expect.stringContaining('tencent managed mongodb: version "16"')]);
     expect(d.calls.filter((c) => c.operationId === 'CreateInstances'), 'nothing sent for what Tencent does not sell').toEqual([]);
   });
 
@@ -115,7 +115,7 @@ describe('tencent managed databases', () => {
 });
 
 describeManagedDatabaseThroughServe({
-  vendor: 'tencent', title: 'Tencent Cloud', engines: ['postgresql'], example: 'tencent', rotation: 'applied', finalBackupRefusal: 'CreateBaseBackup takes no name or client token',
+  vendor: 'tencent', title: 'Tencent Cloud', engines: ['postgresql', 'mongodb'], example: 'tencent', rotation: 'applied', finalBackupRefusal: 'CreateBaseBackup takes no name or client token',
   async start() {
     const d = await startTencentDouble({ token: 'tencent-serve-key', actionMs: 100 });
     return {

@@ -40,7 +40,7 @@ export async function tencentApi(config: DriverConfig): Promise<TencentApi> {
 export const tencentVendor: Vendor = {
   id: 'tencent',
   description:
-    'Tencent Cloud: CVM instances (hourly billed) in its regions and zones (Guangzhou, Shanghai, Beijing, Hong Kong, Singapore, Frankfurt, Silicon Valley, ...), through its official SDK. Managed PostgreSQL is TencentDB for PostgreSQL (pay-as-you-go, cairn\'s password); databases and apps on its instances run over SSH.',
+    'Tencent Cloud: CVM instances (hourly billed) in its regions and zones (Guangzhou, Shanghai, Beijing, Hong Kong, Singapore, Frankfurt, Silicon Valley, ...), through its official SDK. Managed PostgreSQL is TencentDB for PostgreSQL and managed MongoDB TencentDB for MongoDB (pay-as-you-go, cairn\'s password; MongoDB backups on demand, no restore); databases and apps on its instances run over SSH.',
   credentialFields: [
     { name: 'secret_id', description: 'SecretId of an API key (CAM → API Keys), of a user allowed CVM (e.g. QcloudCVMFullAccess).', required: true },
     { name: 'secret_key', description: "The API key's SecretKey.", required: true },
@@ -52,11 +52,11 @@ export const tencentVendor: Vendor = {
     const { TencentCloudDriver } = await import('./cloud-driver.js');
     return new TencentCloudDriver(api);
   },
-  managedDatabaseEngines: ['postgresql'],
+  managedDatabaseEngines: ['postgresql', 'mongodb'],
   async createManagedDatabases(config: DriverConfig): Promise<ManagedDatabaseDriver> {
     const api = await tencentApi(config);
-    const { TencentPostgres } = await import('./postgres.js');
-    return { vendor: 'tencent', databases: new TencentPostgres(api), close: () => Promise.resolve() };
+    const [{ TencentPostgres }, { TencentMongo }, { TencentManagedDatabases }] = await Promise.all([import('./postgres.js'), import('./mongodb.js'), import('./managed-databases.js')]);
+    return { vendor: 'tencent', databases: new TencentManagedDatabases(new TencentPostgres(api), new TencentMongo(api)), close: () => Promise.resolve() };
   },
   // Databases and apps on its servers run over SSH.
   createRuntimeDriver(config: DriverConfig): Promise<RuntimeDriver> {

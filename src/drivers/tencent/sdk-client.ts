@@ -34,6 +34,14 @@ class PostgresClient extends AbstractClient {
 }
 export const POSTGRES: TencentService = { name: 'postgres', Client: PostgresClient };
 
+/** TencentDB for MongoDB, API 2019-07-25, likewise through the common client. */
+class MongodbClient extends AbstractClient {
+  constructor(config: ClientConfig) {
+    super('mongodb.tencentcloudapi.com', '2019-07-25', config);
+  }
+}
+export const MONGODB: TencentService = { name: 'mongodb', Client: MongodbClient };
+
 export interface TencentClientOptions {
   secretId: string;
   secretKey: string;
