@@ -40,7 +40,7 @@ const sent = (d: AwsDouble, action: string): number => d.calls.filter((c) => c.a
 
 describe('aws managed databases (RDS for PostgreSQL)', () => {
   it('offers PostgreSQL', () => {
-    expect(awsVendor.managedDatabaseEngines).toEqual(['postgresql']);
+    expect(awsVendor.managedDatabaseEngines).toEqual(['mongodb', 'postgresql']);
   });
 
   it("creates an instance named after its key with cairn's password and its key tag, creating and then available, found by id and by key", async () => {
@@ -87,8 +87,6 @@ describe('aws managed databases (RDS for PostgreSQL)', () => {
     expect([version.field, version.message]).toEqual(['version', 'aws managed postgresql: version "9" is not offered on db.t4g.micro in eu-west-1; versions: 15, 16']);
     const storage = await refusal(databases.create('cairn-bad-4', { ...pg, storageGb: 10 }));
     expect([storage.field, storage.message]).toEqual(['storageGb', 'aws managed postgresql: storage 10 GB is not possible on db.t4g.micro: 20 to 6144 GB']);
-    const mongo = await refusal(databases.create('cairn-bad-5', { ...pg, type: 'mongodb' }));
-    expect(mongo.field).toBe('type');
     expect(sent(d, 'CreateDBInstance'), 'nothing sent for what RDS does not sell').toBe(0);
     expect(sent(d, 'DescribeOrderableDBInstanceOptions'), 'the catalog is read across its pages').toBeGreaterThan(4);
     expect(d.violations).toEqual([]);
@@ -133,7 +131,7 @@ describe('aws managed databases (RDS for PostgreSQL)', () => {
 });
 
 describeManagedDatabaseThroughServe({
-  vendor: 'aws', title: 'AWS', engines: ['postgresql'], example: 'aws', rotation: 'applied',
+  vendor: 'aws', title: 'AWS', engines: ['mongodb', 'postgresql'], example: 'aws', rotation: 'applied',
   async start() {
     const d = await startAwsDouble({ actionMs: 100 });
     return {

@@ -55,7 +55,7 @@ const refusal = (promise: Promise<unknown>): Promise<VendorRejectedError> => pro
 
 describe('aws managed databases (DocumentDB)', () => {
   it('offers MongoDB', () => {
-    expect(awsVendor.managedDatabaseEngines).toEqual(['mongodb']);
+    expect(awsVendor.managedDatabaseEngines).toEqual(['mongodb', 'postgresql']);
   });
 
   it("creates a cluster named from the key with one instance, cairn's password and its key tag, creating then available, found by id and by key", async () => {
@@ -99,8 +99,6 @@ describe('aws managed databases (DocumentDB)', () => {
     expect(region.message).toContain('not offered in sa-east-1');
     expect((await refusal(databases.create('cairn-bad-3', { ...mongo, managed: { region: 'Ireland', size: 'db.t3.medium' } }))).field).toBe('region');
     expect((await refusal(databases.create('cairn-bad-4', { ...mongo, storageGb: 20 }))).field).toBe('storageGb');
-    const pg = await refusal(databases.create('cairn-bad-5', { ...mongo, type: 'postgresql' }));
-    expect([pg.field, pg.message]).toEqual(['type', "aws managed postgresql: not offered through cairn yet (AWS's managed engines here: mongodb)"]);
     expect(d.calls.filter((c) => c.action.startsWith('Create')), 'nothing created for what AWS does not sell').toEqual([]);
   });
 
@@ -153,7 +151,7 @@ describe('aws managed databases (DocumentDB)', () => {
 });
 
 describeManagedDatabaseThroughServe({
-  vendor: 'aws', title: 'AWS DocumentDB', engines: ['mongodb'], example: 'aws-docdb', rotation: 'applied',
+  vendor: 'aws', title: 'AWS DocumentDB', engines: ['mongodb', 'postgresql'], example: 'aws-docdb', rotation: 'applied',
   async start() {
     // The Provider's access key is tested through EC2: the DocumentDB double passes those requests on to the EC2 double.
     const ec2 = await startAwsDouble();

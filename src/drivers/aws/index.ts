@@ -78,7 +78,11 @@ export const awsVendor: Vendor = {
     const docdb = new DocdbDatabases(connection);
     const rds = new RdsPostgres(clients, homeRegion);
     const databases = new AwsManagedDatabases({ mongodb: docdb, postgresql: rds }, { mongodb: ownsDocdbId, postgresql: (id) => !ownsDocdbId(id) });
-    return { vendor: 'aws', databases, close: () => Promise.all([docdb.close(), clients.close()]).then(() => undefined) };
+    return { vendor: 'aws', databases, close: () => {
+      docdb.close();
+      clients.close();
+      return Promise.resolve();
+    } };
   },
   // Databases and apps on its instances run over SSH.
   createRuntimeDriver(config: DriverConfig): Promise<RuntimeDriver> {

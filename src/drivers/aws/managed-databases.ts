@@ -1,8 +1,7 @@
 /**
  * @module AWS's managed databases as one DatabaseRuntime that routes by engine: a Database's
  * `type` picks the service (mongodb → DocumentDB), and an id names its service by its shape
- * (DocumentDB's `<region>/cairn-…` cluster ids). PostgreSQL (RDS) is another half, joined here
- * when it is built; until then a postgresql Database is refused saying so.
+ * (DocumentDB's `<region>/cairn-docdb-…` ids; every other id is RDS's).
  */
 import type { BackupObserved, CallOptions, DatabaseDesired, DatabaseEndpoint, DatabaseObserved, DatabaseRuntime, ExternalRef } from '../contract.js';
 import { VendorRejectedError } from '../errors.js';
@@ -37,10 +36,25 @@ export class AwsManagedDatabases implements DatabaseRuntime {
 
   async observe(ref: ExternalRef, options?: CallOptions): Promise<DatabaseObserved | null> {
     if (ref.externalId) return this.byId(ref.externalId).observe(ref, options);
+    return this.fromEitherHalf((half) => half.observe(ref, options));
+  }
+
+  /**
+   * A lookup by key alone asks both services: what one finds is the answer, even when the other
+   * failed; nothing found while one failed is that failure, not "gone".
+   */
+  private async fromEitherHalf<T>(look: (half: DatabaseRuntime) => Promise<T | null>): Promise<T | null> {
+    let failure: unknown;
     for (const half of [this.halves.mongodb, this.halves.postgresql]) {
-      const found = await half?.observe(ref, options);
-      if (found) return found;
+      if (!half) continue;
+      try {
+        const found = await look(half);
+        if (found) return found;
+      } catch (error) {
+        failure ??= error;
+      }
     }
+    if (failure !== undefined) throw failure;
     return null;
   }
 
@@ -70,11 +84,7 @@ export class AwsManagedDatabases implements DatabaseRuntime {
 
   async observeBackup(ref: ExternalRef, options?: CallOptions): Promise<BackupObserved | null> {
     if (ref.externalId) return this.byId(ref.externalId).observeBackup(ref, options);
-    for (const half of [this.halves.mongodb, this.halves.postgresql]) {
-      const found = await half?.observeBackup(ref, options);
-      if (found) return found;
-    }
-    return null;
+    return this.fromEitherHalf((half) => half.observeBackup(ref, options));
   }
 
   async deleteBackup(backupExternalId: string, options?: CallOptions): Promise<void> {

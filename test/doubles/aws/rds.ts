@@ -176,6 +176,18 @@ export class RdsAccount {
         this.snapshots.splice(this.snapshots.indexOf(snapshot), 1);
         return { DBSnapshot: this.wireSnapshot(snapshot) };
       }
+      // Clusters (Aurora's and DocumentDB's) share RDS's API and endpoint; this account holds none,
+      // as a real one without clusters answers.
+      case 'DescribeDBClusters': {
+        const id = input['DBClusterIdentifier'];
+        if (typeof id === 'string') throw new AwsFault('DBClusterNotFoundFault', `DBCluster ${id} not found.`, 404);
+        return { DBClusters: [] };
+      }
+      case 'DescribeDBClusterSnapshots': {
+        const id = input['DBClusterSnapshotIdentifier'];
+        if (typeof id === 'string') throw new AwsFault('DBClusterSnapshotNotFoundFault', `DBClusterSnapshot ${id} not found.`, 404);
+        return { DBClusterSnapshots: [] };
+      }
       default:
         throw new AwsFault('InvalidAction', `The action ${action} is not valid for this web service.`);
     }
