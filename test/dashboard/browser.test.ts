@@ -14,14 +14,13 @@ import { join } from 'node:path';
 import type { ChildProcess } from 'node:child_process';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { chromiumMissing, launchChromium } from '../support/chromium.js';
+import { launchChromium } from '../support/chromium.js';
 import { REPO_ROOT, runCairn, spawnCairn } from '../support/cairn-process.js';
 import { stopLocalClusters } from '../support/local-clusters.js';
 import { startSshd, type RunningSshd } from '../support/sshd.js';
 
 const PASSWORD = 'a long enough password';
 const SCREENSHOTS = join(REPO_ROOT, 'docs', 'screenshots');
-const skip = chromiumMissing() !== undefined;
 
 const root = mkdtempSync(join(tmpdir(), 'cairn-dashboard-browser-'));
 const dataDir = join(root, 'state');
@@ -32,7 +31,8 @@ let browser: Browser | undefined;
 let sshd: RunningSshd | undefined;
 
 beforeAll(async () => {
-  if (skip) return;
+  // First, so a machine without chromium fails at once, saying how to install it.
+  browser = await launchChromium();
   for (const [email, role] of [['owner@example.com', 'owner'], ['viewer@example.com', 'viewer']] as const) {
     const added = await runCairn(['users', 'add', '--email', email, '--role', role, '--data-dir', dataDir], { input: `${PASSWORD}\n` });
     if (added.code !== 0) throw new Error(`users add failed: ${added.stderr}`);
@@ -52,7 +52,6 @@ beforeAll(async () => {
     await new Promise((resolve) => setTimeout(resolve, 50));
     base = /^dashboard: (http:\/\/127\.0\.0\.1:\d+)\/$/m.exec(output)?.[1] ?? '';
   }
-  browser = await launchChromium();
   mkdirSync(SCREENSHOTS, { recursive: true });
 }, 60_000);
 
@@ -116,7 +115,7 @@ async function act(page: Page, label: string): Promise<void> {
   await page.getByRole('dialog').getByRole('button', { name: `Yes, ${label.toLowerCase()}` }).click();
 }
 
-describe.skipIf(skip)('the dashboard in a browser', () => {
+describe('the dashboard in a browser', () => {
   it('is announced by serve, signs an owner in, and follows the quickstart live through stop, start, deploy, a plan and a terminal', async () => {
     expect(output).toMatch(/^dashboard: http:\/\/127\.0\.0\.1:\d+\/$/m);
     const page = await browser!.newPage({ viewport: { width: 1280, height: 900 } });
