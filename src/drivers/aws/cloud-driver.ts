@@ -8,9 +8,10 @@
  * latest `debian-12-amd64-…`. The credential test is DescribeRegions, EC2's cheapest signed read.
  */
 import { DescribeImagesCommand, DescribeInstanceTypeOfferingsCommand, DescribeInstanceTypesCommand, DescribeRegionsCommand, type InstanceTypeInfo } from '@aws-sdk/client-ec2';
-import type { CallOptions, CloudDriver, CredentialTest, PowerAction, Region, ServerMetrics, ServerObserved, Size } from '../contract.js';
-import { UnsupportedError, VendorAuthError, VendorRejectedError } from '../errors.js';
-import { CatalogCache, type Catalog } from '../kit/catalog-cache.js';
+import type { CallOptions, CredentialTest, PowerAction, Region, ServerObserved, Size } from '../contract.js';
+import { VendorAuthError, VendorRejectedError } from '../errors.js';
+import type { Catalog } from '../kit/catalog-cache.js';
+import { CatalogCloudDriver } from '../kit/catalog-cloud-driver.js';
 import { readAllPages } from '../kit/pagination.js';
 import type { AwsClients } from './clients.js';
 import { Ec2Instances } from './instances.js';
@@ -21,11 +22,12 @@ export const IMAGE_OWNERS = ['amazon', '136693071363', '099720109477'];
 /** Items per page of the catalog's lists (DescribeInstanceTypes allows 5–100). */
 const CATALOG_PAGE = 100;
 
-export class AwsCloudDriver implements CloudDriver {
-  readonly vendor = 'aws';
-  readonly metricsUnsupported = "CPU and memory use are CloudWatch's, a separate API cairn does not read yet; EC2's API reports no utilisation";
+/** Why cairn reads no CPU, memory or disk use here. */
+const METRICS_UNSUPPORTED =
+  "CPU and memory use are CloudWatch's, a separate API cairn does not read yet; EC2's API reports no utilisation";
+
+export class AwsCloudDriver extends CatalogCloudDriver {
   readonly servers: Ec2Instances;
-  private readonly catalog: CatalogCache;
   private readonly images = new Map<string, Promise<string>>();
 
   constructor(
@@ -35,7 +37,7 @@ export class AwsCloudDriver implements CloudDriver {
     private readonly describeEndpoint: string,
     pollMs = 500,
   ) {
-    this.catalog = new CatalogCache('aws', () => this.listCatalog());
+    super('aws', METRICS_UNSUPPORTED);
     this.servers = new Ec2Instances(
       clients,
       pollMs,
@@ -49,15 +51,7 @@ export class AwsCloudDriver implements CloudDriver {
     return this.servers.power(externalId, action, options);
   }
 
-  async regions(): Promise<Region[]> {
-    return (await this.catalog.get()).regions;
-  }
-
-  async sizes(): Promise<Size[]> {
-    return (await this.catalog.get()).sizes;
-  }
-
-  private async listCatalog(): Promise<Catalog> {
+  protected async listCatalog(): Promise<Catalog> {
     const home = this.homeRegion;
     const described = await this.clients.sendEc2(home, 'list regions', undefined, (ec2, o) => ec2.send(new DescribeRegionsCommand({}), o));
     const regions: Region[] = (described.Regions ?? [])
@@ -134,11 +128,7 @@ export class AwsCloudDriver implements CloudDriver {
     }
   }
 
-  metrics(): Promise<ServerMetrics> {
-    return Promise.reject(new UnsupportedError(`aws: ${this.metricsUnsupported}`));
-  }
-
-  close(): Promise<void> {
+  override close(): Promise<void> {
     this.clients.close();
     return Promise.resolve();
   }

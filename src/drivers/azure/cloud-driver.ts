@@ -4,27 +4,28 @@
  * `virtualMachines`, every nextLink page, merged by name across locations) held in the kit's
  * CatalogCache, and a credential test by the cheapest authenticated read, the subscription itself.
  */
-import type { CallOptions, CloudDriver, CredentialTest, PowerAction, Region, ServerMetrics, ServerObserved, Size } from '../contract.js';
-import { UnsupportedError, VendorAuthError, VendorRejectedError } from '../errors.js';
-import { CatalogCache, type Catalog } from '../kit/catalog-cache.js';
+import type { CallOptions, CredentialTest, PowerAction, Region, ServerObserved, Size } from '../contract.js';
+import { VendorAuthError, VendorRejectedError } from '../errors.js';
+import type { Catalog } from '../kit/catalog-cache.js';
+import { CatalogCloudDriver } from '../kit/catalog-cloud-driver.js';
 import { azureCall, azureError } from './azure-errors.js';
 import type { AzureClients } from './azure-clients.js';
 import { AzureVirtualMachines } from './virtual-machines.js';
 import { readRegion, readSku } from './wire-format.js';
 
-export class AzureCloudDriver implements CloudDriver {
-  readonly vendor = 'azure';
-  readonly metricsUnsupported =
-    "Azure reports a VM's CPU through Azure Monitor (a separate API cairn does not drive yet), and its memory and disk use only with an agent installed in the VM";
+/** Why cairn reads no CPU, memory or disk use here. */
+const METRICS_UNSUPPORTED =
+  "Azure reports a VM's CPU through Azure Monitor (a separate API cairn does not drive yet), and its memory and disk use only with an agent installed in the VM";
+
+export class AzureCloudDriver extends CatalogCloudDriver {
   readonly servers: AzureVirtualMachines;
-  private readonly catalog: CatalogCache;
 
   constructor(private readonly clients: AzureClients, pollMs = 1000) {
-    this.catalog = new CatalogCache('azure', () => this.listCatalog());
+    super('azure', METRICS_UNSUPPORTED);
     this.servers = new AzureVirtualMachines(clients, pollMs, (region, size) => this.catalog.checkPlacement(region, size));
   }
 
-  private async listCatalog(): Promise<Catalog> {
+  protected async listCatalog(): Promise<Catalog> {
     const { subscriptions, compute, credentials } = this.clients;
     const regions = await azureCall('azure: list locations', async () => {
       const found: Region[] = [];
@@ -48,14 +49,6 @@ export class AzureCloudDriver implements CloudDriver {
     return { regions, sizes };
   }
 
-  async regions(): Promise<Region[]> {
-    return (await this.catalog.get()).regions;
-  }
-
-  async sizes(): Promise<Size[]> {
-    return (await this.catalog.get()).sizes;
-  }
-
   power(externalId: string, action: PowerAction, options: CallOptions = {}): Promise<ServerObserved> {
     return this.servers.power(externalId, action, options);
   }
@@ -73,13 +66,5 @@ export class AzureCloudDriver implements CloudDriver {
       if (error instanceof VendorRejectedError) return { ok: false, message: error.message };
       throw error;
     }
-  }
-
-  metrics(): Promise<ServerMetrics> {
-    return Promise.reject(new UnsupportedError(`azure: ${this.metricsUnsupported}`));
-  }
-
-  close(): Promise<void> {
-    return Promise.resolve();
   }
 }

@@ -6,9 +6,10 @@
  * `token_uri` and makes the cheapest read (`zones.list`, one item), and metrics refused (Compute
  * Engine's API has none; Cloud Monitoring is another API).
  */
-import type { CallOptions, CloudDriver, CredentialTest, PowerAction, Region, ServerMetrics, ServerObserved, Size } from '../contract.js';
-import { UnsupportedError, VendorAuthError, VendorRejectedError } from '../errors.js';
-import { CatalogCache, type Catalog } from '../kit/catalog-cache.js';
+import type { CallOptions, CredentialTest, PowerAction, ServerObserved } from '../contract.js';
+import { VendorAuthError, VendorRejectedError } from '../errors.js';
+import type { Catalog } from '../kit/catalog-cache.js';
+import { CatalogCloudDriver } from '../kit/catalog-cloud-driver.js';
 import { readAllPages } from '../kit/pagination.js';
 import type { GcpClient } from './gcp-client.js';
 import { GcpInstances } from './instances.js';
@@ -17,22 +18,23 @@ import { readMachineTypes, readZone } from './wire-format.js';
 /** Items per page cairn asks for in catalog lists (Google's most is 500). */
 const PAGE = 500;
 
-export class GcpCloudDriver implements CloudDriver {
-  readonly vendor = 'gcp';
-  readonly metricsUnsupported = "Compute Engine's API reports no CPU, memory or disk use (that is Cloud Monitoring, a separate API cairn does not call)";
+/** Why cairn reads no CPU, memory or disk use here. */
+const METRICS_UNSUPPORTED =
+  "Compute Engine's API reports no CPU, memory or disk use (that is Cloud Monitoring, a separate API cairn does not call)";
+
+export class GcpCloudDriver extends CatalogCloudDriver {
   readonly servers: GcpInstances;
-  private readonly catalog: CatalogCache;
 
   constructor(
     private readonly gcp: GcpClient,
     private readonly describeEndpoint: string,
     pollMs = 500,
   ) {
-    this.catalog = new CatalogCache('gcp', () => this.listCatalog());
+    super('gcp', METRICS_UNSUPPORTED);
     this.servers = new GcpInstances(gcp, pollMs, (zone, size) => this.catalog.checkPlacement(zone, size));
   }
 
-  private async listCatalog(): Promise<Catalog> {
+  protected async listCatalog(): Promise<Catalog> {
     const project = this.gcp.project;
     const zones = await readAllPages(async (pageToken) => {
       const page = await this.gcp.call({ doing: 'list zones', idempotent: true }, (o) => this.gcp.compute.zones.list({ project, maxResults: PAGE, ...(pageToken === undefined ? {} : { pageToken }) }, o));
@@ -45,14 +47,6 @@ export class GcpCloudDriver implements CloudDriver {
       return { items: Object.values(page.items ?? {}).flatMap((scoped) => scoped.machineTypes ?? []), next: page.nextPageToken ?? undefined };
     }, 'gcp: list machine types');
     return { regions: zones.map(readZone), sizes: readMachineTypes(types) };
-  }
-
-  async regions(): Promise<Region[]> {
-    return (await this.catalog.get()).regions;
-  }
-
-  async sizes(): Promise<Size[]> {
-    return (await this.catalog.get()).sizes;
   }
 
   power(externalId: string, action: PowerAction, options: CallOptions = {}): Promise<ServerObserved> {
@@ -70,13 +64,5 @@ export class GcpCloudDriver implements CloudDriver {
       if (error instanceof VendorRejectedError) return { ok: false, message: error.message };
       throw error;
     }
-  }
-
-  metrics(): Promise<ServerMetrics> {
-    return Promise.reject(new UnsupportedError(`gcp: ${this.metricsUnsupported}`));
-  }
-
-  close(): Promise<void> {
-    return Promise.resolve();
   }
 }

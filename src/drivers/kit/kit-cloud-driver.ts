@@ -1,13 +1,12 @@
 /**
- * @module What every kit-built cloud driver shares: regions and sizes read once through a
- * CatalogCache (and the placement check its servers client makes before a create), a credential
- * test by the vendor's cheapest authenticated read that says how to fix a refused token, and
- * metrics refused with the vendor's reason when it cannot report them. A vendor's driver extends
- * it with its servers client, power actions and how to list its catalog.
+ * @module A cloud driver on the kit's HTTP client: what every catalog-backed driver shares
+ * (catalog-cloud-driver.ts), plus a credential test by the vendor's cheapest authenticated read
+ * that says how to fix a refused token. A vendor's driver extends it with its servers client,
+ * power actions and how to list its catalog.
  */
-import type { CallOptions, CloudDriver, CredentialTest, PowerAction, Region, ServerMetrics, ServerObserved, Size } from '../contract.js';
-import { UnsupportedError, VendorAuthError, VendorRejectedError } from '../errors.js';
-import { CatalogCache, type Catalog } from './catalog-cache.js';
+import type { CallOptions, CredentialTest } from '../contract.js';
+import { VendorAuthError, VendorRejectedError } from '../errors.js';
+import { CatalogCloudDriver } from './catalog-cloud-driver.js';
 import type { VendorHttpClient } from './vendor-http.js';
 
 export interface KitCloudDriverOptions {
@@ -24,33 +23,12 @@ export interface KitCloudDriverOptions {
   metricsUnsupported?: string;
 }
 
-export abstract class KitCloudDriver implements CloudDriver {
-  readonly vendor: string;
-  readonly metricsUnsupported: string | undefined;
-  abstract readonly servers: CloudDriver['servers'];
-  /** For the servers client's placement check: `(region, size) => catalog.checkPlacement(region, size)`. */
-  protected readonly catalog: CatalogCache;
-
+export abstract class KitCloudDriver extends CatalogCloudDriver {
   constructor(
     protected readonly client: VendorHttpClient,
     private readonly options: KitCloudDriverOptions,
   ) {
-    this.vendor = options.vendor;
-    this.metricsUnsupported = options.metricsUnsupported;
-    this.catalog = new CatalogCache(options.vendor, () => this.listCatalog());
-  }
-
-  /** The vendor's regions and sizes, read in full (every page). */
-  protected abstract listCatalog(): Promise<Catalog>;
-
-  abstract power(externalId: string, action: PowerAction, options?: CallOptions): Promise<ServerObserved>;
-
-  async regions(): Promise<Region[]> {
-    return (await this.catalog.get()).regions;
-  }
-
-  async sizes(): Promise<Size[]> {
-    return (await this.catalog.get()).sizes;
+    super(options.vendor, options.metricsUnsupported);
   }
 
   async testCredentials(options: CallOptions = {}): Promise<CredentialTest> {
@@ -62,13 +40,5 @@ export abstract class KitCloudDriver implements CloudDriver {
       if (error instanceof VendorRejectedError) return { ok: false, message: error.message };
       throw error;
     }
-  }
-
-  metrics(): Promise<ServerMetrics> {
-    return Promise.reject(new UnsupportedError(`${this.vendor}: ${this.metricsUnsupported ?? 'cannot report metrics'}`));
-  }
-
-  close(): Promise<void> {
-    return Promise.resolve();
   }
 }

@@ -10,9 +10,10 @@
  * credential test is ListRegionSubscriptions, which also says whether the region is subscribed.
  */
 import { models, requests } from 'oci-core';
-import type { CallOptions, CloudDriver, CredentialTest, PowerAction, Region, ServerMetrics, ServerObserved, Size } from '../contract.js';
-import { UnsupportedError, VendorAuthError, VendorRejectedError } from '../errors.js';
-import { CatalogCache, type Catalog } from '../kit/catalog-cache.js';
+import type { CallOptions, CredentialTest, PowerAction, Region, ServerObserved, Size } from '../contract.js';
+import { VendorAuthError, VendorRejectedError } from '../errors.js';
+import type { Catalog } from '../kit/catalog-cache.js';
+import { CatalogCloudDriver } from '../kit/catalog-cloud-driver.js';
 import { readAllPages } from '../kit/pagination.js';
 import type { OciClients } from './clients.js';
 import { ociRequired } from './errors.js';
@@ -42,17 +43,18 @@ interface OciCatalog extends Catalog {
   shapes: Map<string, models.Shape>;
 }
 
-export class OciCloudDriver implements CloudDriver {
-  readonly vendor = 'oci';
-  readonly metricsUnsupported = "cairn does not read OCI's Monitoring service yet (instance metrics are there, through a separate API and the Oracle Cloud Agent)";
+/** Why cairn reads no CPU, memory or disk use here. */
+const METRICS_UNSUPPORTED =
+  "cairn does not read OCI's Monitoring service yet (instance metrics are there, through a separate API and the Oracle Cloud Agent)";
+
+export class OciCloudDriver extends CatalogCloudDriver {
   readonly servers: OciInstances;
-  private readonly catalog: CatalogCache;
   private loaded: OciCatalog | undefined;
   /** Image OCIDs by the name or slug they were found under (an image's OCID never changes). */
   private readonly images = new Map<string, string>();
 
   constructor(private readonly clients: OciClients, pollMs = 500, private readonly pageSize = 100) {
-    this.catalog = new CatalogCache('oci', () => this.listCatalog());
+    super('oci', METRICS_UNSUPPORTED);
     this.servers = new OciInstances(clients.compute, clients.network, {
       compartment: clients.credentials.compartment,
       subnet: clients.credentials.subnet,
@@ -72,7 +74,7 @@ export class OciCloudDriver implements CloudDriver {
     return this.loaded!;
   }
 
-  private async listCatalog(): Promise<OciCatalog> {
+  protected async listCatalog(): Promise<OciCatalog> {
     const { identity, compute, credentials } = this.clients;
     const ads = (await ociRequired('list availability domains', () => identity.listAvailabilityDomains({ compartmentId: credentials.tenancy }))).items;
     const byAd = new Map<string, string>();
@@ -130,14 +132,6 @@ export class OciCloudDriver implements CloudDriver {
     return this.servers.power(externalId, action, options);
   }
 
-  async regions(): Promise<Region[]> {
-    return (await this.catalog.get()).regions;
-  }
-
-  async sizes(): Promise<Size[]> {
-    return (await this.catalog.get()).sizes;
-  }
-
   async testCredentials(options: CallOptions = {}): Promise<CredentialTest> {
     const { identity, credentials, describeEndpoint } = this.clients;
     try {
@@ -150,13 +144,5 @@ export class OciCloudDriver implements CloudDriver {
       if (error instanceof VendorRejectedError) return { ok: false, message: error.message };
       throw error;
     }
-  }
-
-  metrics(): Promise<ServerMetrics> {
-    return Promise.reject(new UnsupportedError(`oci: ${this.metricsUnsupported}`));
-  }
-
-  close(): Promise<void> {
-    return Promise.resolve();
   }
 }

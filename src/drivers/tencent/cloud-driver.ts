@@ -7,9 +7,10 @@
  * credential test is DescribeRegions, CVM's cheapest signed read. Metrics are refused: they
  * are Tencent Cloud Observability's (another service and API), which cairn does not call.
  */
-import type { CallOptions, CloudDriver, CredentialTest, PowerAction, Region, ServerMetrics, ServerObserved, Size } from '../contract.js';
-import { UnsupportedError, VendorAuthError, VendorRejectedError } from '../errors.js';
-import { CatalogCache, type Catalog } from '../kit/catalog-cache.js';
+import type { CallOptions, CredentialTest, PowerAction, Region, ServerObserved } from '../contract.js';
+import { VendorAuthError, VendorRejectedError } from '../errors.js';
+import type { Catalog } from '../kit/catalog-cache.js';
+import { CatalogCloudDriver } from '../kit/catalog-cloud-driver.js';
 import { readAllPages } from '../kit/pagination.js';
 import { WireReader } from '../kit/wire-reader.js';
 import { TencentInstances } from './instances.js';
@@ -24,11 +25,12 @@ interface PublicImage {
   osName: string;
 }
 
-export class TencentCloudDriver implements CloudDriver {
-  readonly vendor = 'tencent';
-  readonly metricsUnsupported = "CVM's API reports no CPU, memory or disk use; that is Tencent Cloud Observability's API (monitor), which cairn does not call";
+/** Why cairn reads no CPU, memory or disk use here. */
+const METRICS_UNSUPPORTED =
+  "CVM's API reports no CPU, memory or disk use; that is Tencent Cloud Observability's API (monitor), which cairn does not call";
+
+export class TencentCloudDriver extends CatalogCloudDriver {
   readonly servers: TencentInstances;
-  private readonly catalog: CatalogCache;
   private tencentRegions: Promise<string[]> | undefined;
   private readonly images = new Map<string, Promise<PublicImage[]>>();
 
@@ -36,7 +38,7 @@ export class TencentCloudDriver implements CloudDriver {
     private readonly api: TencentApi,
     pollMs = 500,
   ) {
-    this.catalog = new CatalogCache('tencent', () => this.listCatalog());
+    super('tencent', METRICS_UNSUPPORTED);
     this.servers = new TencentInstances(
       api,
       {
@@ -48,7 +50,7 @@ export class TencentCloudDriver implements CloudDriver {
     );
   }
 
-  private async listCatalog(): Promise<Catalog> {
+  protected async listCatalog(): Promise<Catalog> {
     const tencentRegions = await this.searchRegions();
     const regions: Region[] = [];
     const offers: WireReader[] = [];
@@ -77,14 +79,6 @@ export class TencentCloudDriver implements CloudDriver {
   private async describeRegions(): Promise<string[]> {
     const answer = WireReader.of(await this.api.call(CVM, 'ap-guangzhou', 'DescribeRegions', {}, { doing: 'describe regions', idempotent: true }), 'tencent: describe regions');
     return answer.array('RegionSet').filter((r) => r.string('RegionState') === 'AVAILABLE').map((r) => r.string('Region'));
-  }
-
-  async regions(): Promise<Region[]> {
-    return (await this.catalog.get()).regions;
-  }
-
-  async sizes(): Promise<Size[]> {
-    return (await this.catalog.get()).sizes;
   }
 
   /** The image id: an `img-` id as is, else the first public image of the region whose OS slug is (or starts with) `image`. */
@@ -130,13 +124,5 @@ export class TencentCloudDriver implements CloudDriver {
       if (error instanceof VendorRejectedError) return { ok: false, message: error.message };
       throw error;
     }
-  }
-
-  metrics(): Promise<ServerMetrics> {
-    return Promise.reject(new UnsupportedError(`tencent: ${this.metricsUnsupported}`));
-  }
-
-  close(): Promise<void> {
-    return Promise.resolve();
   }
 }
