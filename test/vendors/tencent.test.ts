@@ -53,7 +53,8 @@ describe('tencent driver', () => {
   });
 
   it('makes one instance when two creates under one key race past the tag lookup (the ClientToken)', async () => {
-    const d = await double();
+    // Lookups answered late: both creates find no tag, whatever the machine's load, and both send RunInstances.
+    const d = await double({ slowAnswers: { operationIds: ['DescribeInstances'], ms: 300 } });
     const driver = await tencentVendor.createCloudDriver(config(d.url));
     const [a, b] = await Promise.all([driver.servers.create('cairn-race-0', desired), driver.servers.create('cairn-race-0', desired)]);
     expect(a.id).toBe(b.id);
