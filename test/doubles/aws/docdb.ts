@@ -17,6 +17,8 @@ import { randomUUID } from 'node:crypto';
 import { BotocoreService, type Wire } from '../../support/botocore-validator.js';
 import { vendorDocument } from '../../support/vendor-double.js';
 import { AWS_ACCESS_KEY_ID, AWS_SECRET_ACCESS_KEY } from './server.js';
+import { Ec2Error as AwsFault } from './ec2.js';
+import { answerQueryAction } from './query-answer.js';
 import { checkSignature } from './sigv4-check.js';
 
 export const DOCDB_DOCUMENT = vendorDocument('aws', 'docdb', '2014-10-31', 'service-2.json');
@@ -26,12 +28,6 @@ const model = new BotocoreService(DOCDB_DOCUMENT);
 const REGIONS = ['eu-west-1', 'us-east-1', 'eu-central-1'];
 const VERSIONS = ['4.0.0', '5.0.0'];
 const CLASSES = ['db.t3.medium', 'db.r6g.large', 'db.r6g.xlarge'];
-
-class DocdbFault extends Error {
-  constructor(readonly code: string, message: string, readonly status = 400) {
-    super(message);
-  }
-}
 
 export interface DocdbCluster {
   id: string;
@@ -131,7 +127,7 @@ export async function startDocdbDouble(options: DocdbDoubleOptions = {}): Promis
   });
   const cluster = (region: string, id: string): DocdbCluster => {
     const found = clusters.get(`${region}/${id}`);
-    if (!found) throw new DocdbFault('DBClusterNotFoundFault', `DBCluster ${id} not found.`, 404);
+    if (!found) throw new AwsFault('DBClusterNotFoundFault', `DBCluster ${id} not found.`, 404);
     return found;
   };
 
@@ -145,10 +141,10 @@ export async function startDocdbDouble(options: DocdbDoubleOptions = {}): Promis
       }
       case 'CreateDBCluster': {
         const id = text(input['DBClusterIdentifier']);
-        if (clusters.has(`${region}/${id}`)) throw new DocdbFault('DBClusterAlreadyExistsFault', `DB Cluster already exists`);
-        if (input['Engine'] !== 'docdb') throw new DocdbFault('InvalidParameterValue', 'Engine must be docdb');
+        if (clusters.has(`${region}/${id}`)) throw new AwsFault('DBClusterAlreadyExistsFault', `DB Cluster already exists`);
+        if (input['Engine'] !== 'docdb') throw new AwsFault('InvalidParameterValue', 'Engine must be docdb');
         const password = text(input['MasterUserPassword']);
-        if (password.length < 8 || /[/"@]/.test(password)) throw new DocdbFault('InvalidParameterValue', 'The parameter MasterUserPassword is not a valid password.');
+        if (password.length < 8 || /[/"@]/.test(password)) throw new AwsFault('InvalidParameterValue', 'The parameter MasterUserPassword is not a valid password.');
         const c: DocdbCluster = {
           id, region, engineVersion: text(input['EngineVersion']) || '5.0.0', username: text(input['MasterUsername']), password, tags: tagsOf(input['Tags']), status: 'creating', readyAt: Date.now() + actionMs, created: new Date().toISOString(),
         };
@@ -158,8 +154,8 @@ export async function startDocdbDouble(options: DocdbDoubleOptions = {}): Promis
       case 'CreateDBInstance': {
         const id = text(input['DBInstanceIdentifier']);
         const c = cluster(region, text(input['DBClusterIdentifier']));
-        if (instances.has(`${region}/${id}`)) throw new DocdbFault('DBInstanceAlreadyExists', `DB instance already exists`);
-        if (!CLASSES.includes(text(input['DBInstanceClass']))) throw new DocdbFault('InvalidParameterCombination', `${text(input['DBInstanceClass'])} is not sold`);
+        if (instances.has(`${region}/${id}`)) throw new AwsFault('DBInstanceAlreadyExists', `DB instance already exists`);
+        if (!CLASSES.includes(text(input['DBInstanceClass']))) throw new AwsFault('InvalidParameterCombination', `${text(input['DBInstanceClass'])} is not sold`);
         const i: DocdbInstance = { id, cluster: c.id, region, size: text(input['DBInstanceClass']), status: 'creating', readyAt: Date.now() + actionMs };
         instances.set(`${region}/${id}`, i);
         return { DBInstance: renderInstance(i) };
@@ -174,7 +170,7 @@ export async function startDocdbDouble(options: DocdbDoubleOptions = {}): Promis
         const filters = (input['Filters'] as Array<{ Name: string; Values: string[] }> | undefined) ?? [];
         let all = [...instances.values()].filter((i) => i.region === region);
         for (const f of filters) {
-          if (f.Name !== 'db-cluster-id') throw new DocdbFault('InvalidParameterValue', `Unrecognized filter name: ${f.Name}`);
+          if (f.Name !== 'db-cluster-id') throw new AwsFault('InvalidParameterValue', `Unrecognized filter name: ${f.Name}`);
           all = all.filter((i) => f.Values.includes(i.cluster));
         }
         const { items, Marker } = page(all, input);
@@ -183,7 +179,7 @@ export async function startDocdbDouble(options: DocdbDoubleOptions = {}): Promis
       case 'ListTagsForResource': {
         const name = text(input['ResourceName']);
         const c = [...clusters.values()].find((x) => arn(x.region, 'cluster', x.id) === name);
-        if (!c) throw new DocdbFault('DBClusterNotFoundFault', `${name} not found`, 404);
+        if (!c) throw new AwsFault('DBClusterNotFoundFault', `${name} not found`, 404);
         return { TagList: tagList(c.tags) };
       }
       case 'ModifyDBCluster': {
@@ -193,17 +189,17 @@ export async function startDocdbDouble(options: DocdbDoubleOptions = {}): Promis
       }
       case 'DeleteDBInstance': {
         const i = instances.get(`${region}/${text(input['DBInstanceIdentifier'])}`);
-        if (!i) throw new DocdbFault('DBInstanceNotFound', `DBInstance ${text(input['DBInstanceIdentifier'])} not found.`, 404);
+        if (!i) throw new AwsFault('DBInstanceNotFound', `DBInstance ${text(input['DBInstanceIdentifier'])} not found.`, 404);
         i.status = 'deleting';
         i.readyAt = Date.now() + actionMs;
         return { DBInstance: renderInstance(i) };
       }
       case 'DeleteDBCluster': {
         const c = cluster(region, text(input['DBClusterIdentifier']));
-        if ([...instances.values()].some((i) => i.cluster === c.id && i.region === region)) throw new DocdbFault('InvalidDBClusterStateFault', 'Cluster cannot be deleted, it still contains DB instances in non-deleting state.');
+        if ([...instances.values()].some((i) => i.cluster === c.id && i.region === region)) throw new AwsFault('InvalidDBClusterStateFault', 'Cluster cannot be deleted, it still contains DB instances in non-deleting state.');
         if (input['SkipFinalSnapshot'] !== true) {
           const final = text(input['FinalDBSnapshotIdentifier']);
-          if (!final) throw new DocdbFault('InvalidParameterCombination', 'FinalDBSnapshotIdentifier is required unless SkipFinalSnapshot is specified.');
+          if (!final) throw new AwsFault('InvalidParameterCombination', 'FinalDBSnapshotIdentifier is required unless SkipFinalSnapshot is specified.');
           snapshots.set(`${region}/${final}`, { id: final, cluster: c.id, region, tags: {}, status: 'available', readyAt: 0, created: new Date().toISOString(), engineVersion: c.engineVersion });
         }
         c.status = 'deleting';
@@ -213,8 +209,8 @@ export async function startDocdbDouble(options: DocdbDoubleOptions = {}): Promis
       case 'CreateDBClusterSnapshot': {
         const id = text(input['DBClusterSnapshotIdentifier']);
         const c = cluster(region, text(input['DBClusterIdentifier']));
-        if (snapshots.has(`${region}/${id}`)) throw new DocdbFault('DBClusterSnapshotAlreadyExistsFault', `Cannot create the snapshot because a snapshot with the identifier ${id} already exists.`);
-        if (c.status !== 'available') throw new DocdbFault('InvalidDBClusterStateFault', `DBCluster ${c.id} is not in available state.`);
+        if (snapshots.has(`${region}/${id}`)) throw new AwsFault('DBClusterSnapshotAlreadyExistsFault', `Cannot create the snapshot because a snapshot with the identifier ${id} already exists.`);
+        if (c.status !== 'available') throw new AwsFault('InvalidDBClusterStateFault', `DBCluster ${c.id} is not in available state.`);
         const s: DocdbSnapshot = { id, cluster: c.id, region, tags: tagsOf(input['Tags']), status: 'creating', readyAt: Date.now() + actionMs, created: new Date().toISOString(), engineVersion: c.engineVersion };
         snapshots.set(`${region}/${id}`, s);
         return { DBClusterSnapshot: renderSnapshot(s) };
@@ -222,19 +218,19 @@ export async function startDocdbDouble(options: DocdbDoubleOptions = {}): Promis
       case 'DescribeDBClusterSnapshots': {
         const id = text(input['DBClusterSnapshotIdentifier']);
         const all = [...snapshots.values()].filter((s) => s.region === region && (!id || s.id === id));
-        if (id && all.length === 0) throw new DocdbFault('DBClusterSnapshotNotFoundFault', `DBClusterSnapshot ${id} not found.`, 404);
+        if (id && all.length === 0) throw new AwsFault('DBClusterSnapshotNotFoundFault', `DBClusterSnapshot ${id} not found.`, 404);
         const { items, Marker } = page(all, input);
         return { DBClusterSnapshots: items.map(renderSnapshot), ...(Marker === undefined ? {} : { Marker }) };
       }
       case 'DeleteDBClusterSnapshot': {
         const key = `${region}/${text(input['DBClusterSnapshotIdentifier'])}`;
         const s = snapshots.get(key);
-        if (!s) throw new DocdbFault('DBClusterSnapshotNotFoundFault', `DBClusterSnapshot ${text(input['DBClusterSnapshotIdentifier'])} not found.`, 404);
+        if (!s) throw new AwsFault('DBClusterSnapshotNotFoundFault', `DBClusterSnapshot ${text(input['DBClusterSnapshotIdentifier'])} not found.`, 404);
         snapshots.delete(key);
         return { DBClusterSnapshot: renderSnapshot(s) };
       }
       default:
-        throw new DocdbFault('InvalidAction', `The action ${action} is not served by this double.`);
+        throw new AwsFault('InvalidAction', `The action ${action} is not served by this double.`);
     }
   }
 
@@ -271,27 +267,8 @@ export async function startDocdbDouble(options: DocdbDoubleOptions = {}): Promis
       violations.push(`${action}: signed for service ${signature.service}, DocumentDB signs as rds`);
       return refuse(400, 'InvalidAction', `The service ${signature.service} is not served here`);
     }
-    if (!model.hasOperation(action) || params.get('Version') !== model.apiVersion) {
-      violations.push(`${action} (version ${params.get('Version') ?? ''}): not a DocumentDB ${model.apiVersion} action`);
-      return refuse(400, 'InvalidAction', `The action ${action} is not valid for this web service.`);
-    }
-    const { input, problems } = model.parseRequest(action, params);
-    if (problems.length > 0) {
-      violations.push(...problems);
-      return refuse(400, 'InvalidParameterValue', problems.join('; '));
-    }
-    let output: Wire;
-    try {
-      output = handle(action, input, signature.region);
-    } catch (error) {
-      if (error instanceof DocdbFault) return refuse(error.status, error.code, error.message);
-      throw error;
-    }
-    const answer = model.serializeAnswer(action, output, requestId);
-    if (answer.problems.length > 0) {
-      violations.push(...answer.problems);
-      return refuse(500, 'InternalFailure', answer.problems.join('; '));
-    }
+    const answer = answerQueryAction(model, action, params, requestId, (input) => handle(action, input, signature.region), violations);
+    if (!answer.ok) return refuse(answer.status, answer.code, answer.message);
     if (options.slowAnswers?.actions.includes(action)) await sleep(options.slowAnswers.ms);
     send(response, 200, answer.xml);
   }

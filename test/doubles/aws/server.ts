@@ -14,8 +14,9 @@ import { randomUUID } from 'node:crypto';
 import { BotocoreService } from '../../support/botocore-validator.js';
 import { seededRandom } from '../../support/seeded-random.js';
 import { vendorDocument } from '../../support/vendor-double.js';
-import { Ec2Account, Ec2Error, type DoubleInstance } from './ec2.js';
+import { Ec2Account, type DoubleInstance } from './ec2.js';
 import { RdsAccount } from './rds.js';
+import { answerQueryAction } from './query-answer.js';
 import { checkSignature } from './sigv4-check.js';
 
 export const AWS_ACCESS_KEY_ID = 'AKIAIOSFODNN7EXAMPLE';
@@ -133,27 +134,9 @@ export async function startAwsDouble(options: AwsDoubleOptions = {}): Promise<Aw
       return failing.status === 500 ? refuse(500, 'InternalError', 'An internal error has occurred') : refuse(failing.status, 'Unavailable', 'The server is overloaded and cannot handle the request');
     }
     if (faultRatio > 0 && random() < faultRatio) return random() < 0.5 ? refuse(500, 'InternalError', 'An internal error has occurred') : refuse(503, 'Unavailable', 'The server is overloaded and cannot handle the request');
-    if (!model.hasOperation(action)) {
-      violations.push(`${action}: not an ${signature.service.toUpperCase()} action`);
-      return refuse(400, 'InvalidAction', `The action ${action} is not valid for this web service.`);
-    }
-    const { input, problems } = model.parseRequest(action, params);
-    if (problems.length > 0) {
-      violations.push(...problems);
-      return refuse(400, 'InvalidParameterValue', problems.join('; '));
-    }
-    let output;
-    try {
-      output = signature.service === 'rds' ? rds.handle(action, input, signature.region) : ec2.handle(action, input, signature.region);
-    } catch (error) {
-      if (error instanceof Ec2Error) return refuse(error.status, error.code, error.message);
-      throw error;
-    }
-    const answer = model.serializeAnswer(action, output, requestId);
-    if (answer.problems.length > 0) {
-      violations.push(...answer.problems);
-      return refuse(500, 'InternalError', answer.problems.join('; '));
-    }
+    const account = signature.service === 'rds' ? rds : ec2;
+    const answer = answerQueryAction(model, action, params, requestId, (input) => account.handle(action, input, signature.region), violations);
+    if (!answer.ok) return refuse(answer.status, answer.code, answer.message);
     if (options.slowAnswers?.actions.includes(action)) await sleep(options.slowAnswers.ms);
     send(response, 200, answer.xml);
   }
