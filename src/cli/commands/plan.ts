@@ -14,13 +14,11 @@ import { renderPlanMarkdown } from '../../model/plan-render-markdown.js';
 import { renderPlanText } from '../../model/plan-render-text.js';
 import { DEFAULT_TENANT, resourceKey } from '../../model/resource.js';
 import { shouldUseColor } from '../../model/terminal-color.js';
-import { observeDrift } from '../../reconcile/observe-drift.js';
 import { Store } from '../../store/store.js';
 import { planForManifests } from '../../store/plan-for-manifests.js';
 import { CliError } from '../cli-error.js';
 import { addDataDirOption, resolveDataDir } from '../data-dir.js';
 import { readManifests } from '../manifest-input.js';
-import { remotePlan } from '../remote-plan.js';
 import { serverToken } from '../server-token.js';
 
 interface PlanOptions {
@@ -53,6 +51,8 @@ async function localPlan(options: PlanOptions): Promise<{ plan: Plan; drift?: Dr
     if (!options.refresh) return { plan };
     const planned = new Set(plan.changes.filter((c) => c.action !== 'create' && c.action !== 'import').map((c) => resourceKey(c)));
     const recorded = store.resources.list({ tenant: DEFAULT_TENANT }).filter((r) => planned.has(resourceKey(r)));
+    // The drivers load only for --refresh: a plan of the data dir needs none of them.
+    const { observeDrift } = await import('../../reconcile/observe-drift.js');
     return { plan, drift: await observeDrift(store, dataDir, recorded) };
   } finally {
     store.close();
@@ -79,6 +79,7 @@ export function registerPlanCommand(program: Command): void {
       if (options.refresh) throw new CliError('--refresh looks at the world from the data dir; with --server the running cairn keeps it refreshed (see its events)');
       if (options.prune) throw new CliError('with --server, name the git source whose files these are with --source NAME: its resources the files no longer name are planned as deletions');
       const token = await serverToken(options.server, options.token);
+      const { remotePlan } = await import('../remote-plan.js');
       result = { plan: await remotePlan({ server: options.server, token, files: options.file, ...(options.source !== undefined ? { source: options.source } : {}) }) };
     } else {
       if (options.source !== undefined) throw new CliError('--source goes with --server (the git source is known to the running cairn)');
