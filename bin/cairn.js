@@ -1,6 +1,6 @@
 #!/usr/bin/env node
-// @module The `cairn` executable: runs the compiled dist/ (`npm ci` builds it, through the
-// `prepare` script). In a checkout (src/ present) a dist/ older than src/ is refused with what
+// @module The `cairn` executable: runs the compiled, bundled dist/cli (`npm ci` builds it,
+// through the `prepare` script). In a checkout (src/ present) a dist/ older than src/ is refused with what
 // to run, never run silently; where src/ is absent (the container image, a package) dist/ runs
 // as is. CAIRN_FROM_SOURCE=1 runs src/ through tsx instead (a dev dependency: `npm run cairn`
 // and the tests that spawn the CLI use it).
@@ -10,7 +10,7 @@ import { fileURLToPath, pathToFileURL } from 'node:url';
 import { staleDistReason } from './dist-freshness.js';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
-const compiled = join(root, 'dist', 'src', 'cli', 'main.js');
+const compiled = join(root, 'dist', 'cli', 'main.js');
 const source = join(root, 'src', 'cli', 'main.ts');
 
 function refuse(message) {

@@ -2,10 +2,12 @@
  * @module What the compiled CLI loads per command: start-up is paid for what a command needs
  * (issue #11). A plan of the data dir loads the store but no driver and no HTTP client (those
  * load for `--refresh` and `--server`); validate loads neither the store nor the drivers;
- * `--version` loads no command. Each child runs with module hooks that name every module it loads.
+ * `--version` loads no command. Each child runs with module hooks that name every file it loads;
+ * the CLI is bundled (dist/cli), so each file is mapped back to the modules in it with the
+ * bundle's metafile.
  */
 import { spawnSync } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -18,13 +20,23 @@ const QUICKSTART = join(REPO_ROOT, 'examples', 'quickstart');
 const scratch = mkdtempSync(join(tmpdir(), 'cairn-cli-modules-'));
 afterAll(() => rmSync(scratch, { recursive: true, force: true }));
 
+/** The bundle's metafile: each output file with the modules (paths from the repository root) bundled into it. */
+const bundled = JSON.parse(readFileSync(join(REPO_ROOT, 'dist', 'cli', 'meta.json'), 'utf8')) as { outputs: Record<string, { inputs: Record<string, unknown> }> };
+
+/** The modules in a loaded file: those bundled into it, or the file itself (a package's). */
+function modulesIn(path: string): string[] {
+  const output = bundled.outputs[path];
+  return output === undefined ? [path] : Object.keys(output.inputs);
+}
+
 /** Runs the CLI and answers with its exit code and the repository-relative paths of the modules it loaded. */
 function loadedBy(args: string[]): { code: number | null; modules: string[]; stderr: string } {
   const result = spawnSync(process.execPath, ['--import', `data:text/javascript,${encodeURIComponent(REGISTER)}`, CAIRN_BIN, ...args], { cwd: REPO_ROOT, env: testEnv(), encoding: 'utf8' });
   const modules = result.stderr
     .split('\n')
     .filter((line) => line.startsWith('cairn-loaded file://'))
-    .map((line) => decodeURIComponent(new URL(line.slice('cairn-loaded '.length)).pathname).slice(REPO_ROOT.length + 1));
+    .map((line) => decodeURIComponent(new URL(line.slice('cairn-loaded '.length)).pathname).slice(REPO_ROOT.length + 1))
+    .flatMap(modulesIn);
   const stderr = result.stderr.split('\n').filter((line) => !line.startsWith('cairn-loaded ')).join('\n');
   return { code: result.status, modules, stderr };
 }

@@ -46,7 +46,7 @@ beforeAll(() => {
   mkdirSync(join(root, 'bin'));
   for (const file of ['cairn.js', 'dist-freshness.js']) copyFileSync(join(REPO_ROOT, 'bin', file), join(root, 'bin', file));
   write('package.json', '{"type": "module"}');
-  write('dist/src/cli/main.js', "console.log('compiled ran');\n");
+  write('dist/cli/main.js', "console.log('compiled ran');\n");
   write('src/cli/main.ts', "console.log('source ran');\n");
   write('src/cli/main.test.ts', '// a test\n');
   write('schemas/kind.json', '{}');

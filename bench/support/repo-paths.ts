@@ -16,7 +16,7 @@ function findRepoRoot(start: string): string {
 export const REPO_ROOT: string = findRepoRoot(import.meta.dirname);
 export const CAIRN_BIN: string = join(REPO_ROOT, 'bin', 'cairn.js');
 /** What bin/cairn.js runs (after checking it is not older than src/). */
-export const COMPILED_CLI: string = join(REPO_ROOT, 'dist', 'src', 'cli', 'main.js');
+export const COMPILED_CLI: string = join(REPO_ROOT, 'dist', 'cli', 'main.js');
 /** The benchmarks compiled by bench/tsconfig.bench.json, so their child scripts run without tsx. */
 export const COMPILED_BENCH_DIR: string = join(REPO_ROOT, 'dist', 'bench');
 export const RESULTS_DIR: string = join(REPO_ROOT, 'bench', 'results');

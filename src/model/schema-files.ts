@@ -1,6 +1,6 @@
 /**
  * @module Finds and reads the JSON Schemas in the project's `schemas/` folder, wherever this
- * module runs from (src/ through tsx, or dist/src/ after tsc): the folder next to package.json.
+ * module runs from (src/ through tsx, dist/src/ after tsc, or the bundle in dist/cli/): the folder next to package.json.
  */
 import { existsSync, readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';

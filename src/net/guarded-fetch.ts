@@ -4,11 +4,12 @@
  * redirect leads to — resolves the host name itself, refuses if any address it resolves to is
  * closed under the operator's policy (loopback, private, link-local, metadata...), and then
  * connects to the address it checked, so a name cannot resolve one way for the check and
- * another for the connection.
+ * another for the connection. undici (the HTTP client) loads with the first request, so a
+ * command that makes none does not pay for it.
  */
 import { lookup } from 'node:dns/promises';
 import { isIP } from 'node:net';
-import { Agent, buildConnector, fetch as undiciFetch, type RequestInit, type Response } from 'undici';
+import type { Agent, RequestInit, Response, buildConnector } from 'undici';
 import { ALLOW_PRIVATE_SETTING, currentOutboundPolicy, refusalOf } from './outbound-policy.js';
 
 /** A connection the guard refused; the message says why and which setting opens it. */
@@ -36,20 +37,30 @@ export async function checkedAddresses(host: string): Promise<string[]> {
   return addresses;
 }
 
-const connectDirect = buildConnector({ timeout: 10_000 });
+interface GuardedClient {
+  agent: Agent;
+  fetch: typeof import('undici').fetch;
+}
 
-/** undici's connector, behind the check: it connects to the address it checked, by number. */
-const connectChecked: buildConnector.connector = (options, callback) => {
-  checkedAddresses(options.hostname).then(
-    ([address]) => {
-      const named = isIP(options.hostname.replace(/^\[(.*)\]$/, '$1')) === 0;
-      connectDirect({ ...options, hostname: address!, ...(named ? { servername: options.servername ?? options.hostname } : {}) }, callback);
-    },
-    (error: Error) => callback(error, null),
-  );
-};
+let guardedClient: Promise<GuardedClient> | undefined;
 
-const guardedAgent = new Agent({ connect: connectChecked });
+/** undici's fetch with an agent whose connector checks first and connects to the address it checked, by number. */
+function loadGuardedClient(): Promise<GuardedClient> {
+  guardedClient ??= import('undici').then((undici) => {
+    const connectDirect = undici.buildConnector({ timeout: 10_000 });
+    const connectChecked: buildConnector.connector = (options, callback) => {
+      checkedAddresses(options.hostname).then(
+        ([address]) => {
+          const named = isIP(options.hostname.replace(/^\[(.*)\]$/, '$1')) === 0;
+          connectDirect({ ...options, hostname: address!, ...(named ? { servername: options.servername ?? options.hostname } : {}) }, callback);
+        },
+        (error: Error) => callback(error, null),
+      );
+    };
+    return { agent: new undici.Agent({ connect: connectChecked }), fetch: undici.fetch };
+  });
+  return guardedClient;
+}
 
 /** `fetch` for a URL a tenant gave: http(s) only, every connection through the guard. */
 export async function guardedFetch(url: string | URL, init: RequestInit = {}): Promise<Response> {
@@ -57,7 +68,8 @@ export async function guardedFetch(url: string | URL, init: RequestInit = {}): P
   if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:') {
     throw new OutboundRefusedError(`cairn only makes http and https requests; ${parsed.protocol.replace(/:$/, '')} is not one`);
   }
-  return undiciFetch(parsed, { ...init, dispatcher: guardedAgent });
+  const client = await loadGuardedClient();
+  return client.fetch(parsed, { ...init, dispatcher: client.agent });
 }
 
 /** The OutboundRefusedError somewhere in an error's causes, if any. */
