@@ -42,6 +42,15 @@ export class VendorAuthError extends VendorRejectedError {
   override readonly name = 'VendorAuthError';
 }
 
+/**
+ * A create's idempotency key was spent: the vendor answered it with what that key made before,
+ * which has since been deleted (EC2 and Tencent answer a `ClientToken` with its instance even
+ * once terminated). Nothing was made; the reconciler starts a new incarnation, with a new key.
+ */
+export class IdempotencyKeySpentError extends Error {
+  override readonly name = 'IdempotencyKeySpentError';
+}
+
 /** The driver cannot do this here at all (e.g. an engine the host lacks). Said plainly, never faked. */
 export class UnsupportedError extends Error {
   override readonly name = 'UnsupportedError';

@@ -6,6 +6,7 @@
  * vendor no longer has it. Each kind supplies an adapter with what differs.
  */
 import type { ExternalClient } from '../drivers/contract.js';
+import { IdempotencyKeySpentError } from '../drivers/errors.js';
 import { REPLACEMENT_FIELDS, type Kind, type SpecByKind } from '../model/kinds.js';
 import { CREATED_BY_CAIRN_ANNOTATION, effectiveDeletionPolicy, IMPORTED_DETAIL, importedExternalId, keyIdentity, selfHeals, type AnyStoredResource, type ResourceStatus, type StoredResource } from '../model/resource.js';
 import type { ReconcileContext, ReconcileResult } from './context.js';
@@ -25,6 +26,7 @@ export const REASON_DELETING = 'Deleting';
 export const REASON_DELETED = 'Deleted';
 export const REASON_ORPHANED = 'Orphaned';
 export const REASON_DRIFT = 'DriftDetected';
+export const REASON_NEW_INCARNATION = 'NewIncarnation';
 export const REASON_AVAILABLE = 'Available';
 export const REASON_VENDOR_FAILED = 'VendorFailed';
 
@@ -175,7 +177,19 @@ export async function reconcileManaged<K extends Kind, D, O extends { id: string
     status.appliedSpec = structuredClone(r.spec) as unknown as Record<string, unknown>;
     draft.setPhase(adapter.creatingPhase);
     const sent = adapter.beforeApply?.(ctx, r, desired, draft, 'create') ?? desired;
-    const created = await applying(ctx, r, draft, adapter, doing('create', () => conn.client.create(createKey, sent)));
+    let created: O;
+    try {
+      created = await applying(ctx, r, draft, adapter, doing('create', () => conn.client.create(createKey, sent)));
+    } catch (error) {
+      if (!(error instanceof IdempotencyKeySpentError)) throw error;
+      // What this key made was deleted since (a delete that ran between a lost create answer and
+      // the resource being declared again): nothing exists, so the next pass creates a new
+      // incarnation under a new key (a crash before then sends this key again, and is answered so again).
+      ctx.record(r, 'Normal', REASON_NEW_INCARNATION, `${error.message}; creating it again under a new idempotency key`);
+      ctx.store.operations.finish(r.uid, 'create');
+      forgetIncarnation(ctx, r, status, adapter);
+      return { requeueAfterMs: 0 };
+    }
     status.externalId = created.id;
     // The pending create ends with the status write that records this id (Resources.writeStatus):
     // a crash before it must still find the resource by its key, or a delete would drop the row

@@ -12,7 +12,7 @@ import { describe, expect, it, vi } from 'vitest';
 import { AbstractClient } from 'tencentcloud-sdk-nodejs-common';
 import type { DriverConfig } from '../../src/drivers/contract.js';
 import { runCloudDriverContract } from '../../src/drivers/driver.contract.js';
-import { UnsupportedError, VendorAuthError, VendorRejectedError, VendorUnavailableError } from '../../src/drivers/errors.js';
+import { IdempotencyKeySpentError, UnsupportedError, VendorAuthError, VendorRejectedError, VendorUnavailableError } from '../../src/drivers/errors.js';
 import { tencentError } from '../../src/drivers/tencent/errors.js';
 import { tencentVendor } from '../../src/drivers/tencent/index.js';
 import { externalIdOf, imageMatches, parseExternalId, readStatus } from '../../src/drivers/tencent/wire-format.js';
@@ -59,6 +59,19 @@ describe('tencent driver', () => {
     const [a, b] = await Promise.all([driver.servers.create('cairn-race-0', desired), driver.servers.create('cairn-race-0', desired)]);
     expect(a.id).toBe(b.id);
     expect(d.calls.filter((c) => c.operationId === 'RunInstances')).toHaveLength(2);
+    expect(d.instances()).toHaveLength(1);
+  });
+
+  it('says a key is spent when Tencent answers its ClientToken with an instance since terminated, and makes nothing', async () => {
+    const d = await double({ actionMs: 20 });
+    const driver = await tencentVendor.createCloudDriver(config(d.url));
+    const first = await driver.servers.create('cairn-spent-0', desired);
+    await driver.servers.delete(first.id);
+    // The tag lookup finds nothing, so the create is sent under the same ClientToken, which Tencent answers with the instance it made.
+    await expect(driver.servers.create('cairn-spent-0', desired)).rejects.toThrow(IdempotencyKeySpentError);
+    expect(d.instances()).toEqual([]);
+    expect(d.calls.filter((c) => c.operationId === 'RunInstances')).toHaveLength(2);
+    await driver.servers.create('cairn-spent-1', desired);
     expect(d.instances()).toHaveLength(1);
   });
 

@@ -14,6 +14,7 @@ import {
   StopInstancesCommand, TerminateInstancesCommand, type Instance,
 } from '@aws-sdk/client-ec2';
 import type { CallOptions, ExternalClient, ExternalRef, PowerAction, ServerDesired, ServerObserved } from '../contract.js';
+import { IdempotencyKeySpentError } from '../errors.js';
 import { followAction } from '../kit/follow-action.js';
 import { KEY_LABEL } from '../kit/ownership-labels.js';
 import { readAllPages } from '../kit/pagination.js';
@@ -95,6 +96,10 @@ export class Ec2Instances implements ExternalClient<ServerDesired, ServerObserve
     }), o));
     const instance = answer.Instances?.[0];
     if (!instance) throw new Error(`aws ec2 ${desired.region}: create instance "${desired.name}": RunInstances answered no instance`);
+    // EC2 answers a ClientToken with the instance it made, even once that is terminated.
+    if (GONE.has(instance.State?.Name ?? '')) {
+      throw new IdempotencyKeySpentError(`aws ec2 ${desired.region}: create instance "${desired.name}": EC2 answered this create's ClientToken with instance ${instance.InstanceId ?? '?'}, which is ${instance.State?.Name ?? 'gone'}`);
+    }
     return readInstance(instance, desired.region);
   }
 

@@ -9,7 +9,7 @@
  * Every call goes to the instance's region (named in cairn's id, wire-format.ts).
  */
 import type { CallOptions, ExternalClient, ExternalRef, PowerAction, ServerDesired, ServerObserved } from '../contract.js';
-import { VendorRejectedError } from '../errors.js';
+import { IdempotencyKeySpentError, VendorRejectedError } from '../errors.js';
 import { followAction } from '../kit/follow-action.js';
 import { KEY_LABEL, ownershipLabels } from '../kit/ownership-labels.js';
 import { readAllPages } from '../kit/pagination.js';
@@ -116,7 +116,10 @@ export class TencentInstances implements ExternalClient<ServerDesired, ServerObs
     const answer = WireReader.of(await this.api.call(CVM, region, 'RunInstances', request, { doing, signal: options.signal, idempotent: true }), `tencent: ${doing}`);
     const [instanceId] = answer.strings('InstanceIdSet');
     if (instanceId === undefined) throw new VendorRejectedError(`tencent: ${doing}: Tencent answered without an instance id`);
-    return this.required(externalIdOf(instanceId, region), doing, options);
+    const created = await this.get(externalIdOf(instanceId, region), doing, options);
+    // Tencent answers a ClientToken with the instance it made, even once that is terminated.
+    if (!created) throw new IdempotencyKeySpentError(`tencent: ${doing}: Tencent answered this create's ClientToken with instance ${instanceId}, which has since been terminated`);
+    return created;
   }
 
   async update(externalId: string, desired: ServerDesired, options: CallOptions = {}): Promise<ServerObserved> {
