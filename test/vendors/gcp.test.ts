@@ -12,7 +12,7 @@ import { generateKeyPairSync } from 'node:crypto';
 import { describe, expect, it, vi } from 'vitest';
 import type { DriverConfig } from '../../src/drivers/contract.js';
 import { runCloudDriverContract } from '../../src/drivers/driver.contract.js';
-import { UnsupportedError, VendorAuthError, VendorRejectedError, VendorUnavailableError } from '../../src/drivers/errors.js';
+import { IdempotencyKeySpentError, UnsupportedError, VendorAuthError, VendorRejectedError, VendorUnavailableError } from '../../src/drivers/errors.js';
 import { readGoogleError, toCairnError } from '../../src/drivers/gcp/gcp-client.js';
 import { gcpVendor } from '../../src/drivers/gcp/index.js';
 import { readServiceAccountKey } from '../../src/drivers/gcp/service-account.js';
@@ -42,6 +42,18 @@ runCloudDriverContract('gcp', async () => {
 
 describe('gcp driver', () => {
   const desired = { name: 'web-1', region: 'europe-west1-b', size: 'e2-small', image: 'debian-12' };
+
+  it('says a key is spent when Compute Engine answers its requestId with an insert whose instance was since deleted, and makes nothing', async () => {
+    const d = await double();
+    const driver = await gcpVendor.createCloudDriver(config(d.url));
+    const first = await driver.servers.create('cairn-spent-0', desired);
+    await driver.servers.delete(first.id);
+    await expect(driver.servers.create('cairn-spent-0', desired)).rejects.toThrow(IdempotencyKeySpentError);
+    expect(d.instances()).toEqual([]);
+    expect(d.calls.filter((c) => c.operationId === 'compute.instances.insert')).toHaveLength(2);
+    await driver.servers.create('cairn-spent-1', desired);
+    expect(d.instances()).toHaveLength(1);
+  });
 
   it('labels what it creates with its key, and a create whose answer was lost is found again by that label, not made twice', async () => {
     const d = await double({ slowAnswers: { operationIds: ['compute.instances.insert'], ms: 600 } });

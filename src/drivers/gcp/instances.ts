@@ -10,7 +10,7 @@
  */
 import type { compute_v1 } from '@googleapis/compute';
 import type { CallOptions, ExternalClient, ExternalRef, PowerAction, ServerDesired, ServerObserved } from '../contract.js';
-import { VendorRejectedError } from '../errors.js';
+import { IdempotencyKeySpentError, VendorRejectedError } from '../errors.js';
 import { followAction } from '../kit/follow-action.js';
 import { ownershipLabels } from '../kit/ownership-labels.js';
 import { readAllPages } from '../kit/pagination.js';
@@ -96,7 +96,10 @@ export class GcpInstances implements ExternalClient<ServerDesired, ServerObserve
       this.compute.instances.insert({ project: this.gcp.project, zone, requestId: requestIdForKey(key), requestBody }, o),
     );
     await this.follow(operation, zone, doing, options);
-    return this.required(`${zone}/${desired.name}`, doing, options);
+    const created = await this.get(`${zone}/${desired.name}`, doing, options);
+    // Compute Engine answers a requestId with the insert it made, even once its instance is deleted.
+    if (!created) throw new IdempotencyKeySpentError(`gcp: ${doing}: Compute Engine answered this insert's requestId with an earlier insert, whose instance has since been deleted`);
+    return created;
   }
 
   async update(externalId: string, desired: ServerDesired, options: CallOptions = {}): Promise<ServerObserved> {

@@ -16,6 +16,7 @@ import type { CallOptions, ExternalClient, ExternalRef, PowerAction, ServerDesir
 import { followAction } from '../kit/follow-action.js';
 import { KEY_LABEL, ownershipLabels } from '../kit/ownership-labels.js';
 import { readAllPages } from '../kit/pagination.js';
+import { IdempotencyKeySpentError } from '../errors.js';
 import { ociCall, ociRequired } from './errors.js';
 
 /** The freeform tag that holds the image as the Server asked for it (a name or an OCID). */
@@ -113,6 +114,10 @@ export class OciInstances implements ExternalClient<ServerDesired, ServerObserve
       ...(desired.userData ? { metadata: { user_data: Buffer.from(desired.userData).toString('base64') } } : {}),
     };
     const answer = await ociRequired(`launch instance "${desired.name}"`, () => this.compute.launchInstance({ launchInstanceDetails: details, opcRetryToken: retryToken(key) }), options);
+    // OCI answers a retry token with the instance it launched, even once that is terminated.
+    if (isGone(String(answer.instance.lifecycleState))) {
+      throw new IdempotencyKeySpentError(`oci: launch instance "${desired.name}": OCI answered this launch's opc-retry-token with instance ${answer.instance.id}, which is ${String(answer.instance.lifecycleState)}`);
+    }
     return this.read(answer.instance, options);
   }
 
