@@ -88,4 +88,13 @@ describe('the manifest cache in the store', () => {
       other.close();
     }
   });
+
+  it('leaves the connection fsyncing every commit after writing its own entries (which skip the fsync), in a transaction or not', () => {
+    store.manifestCache.putMany(new Map([['k1', 'one']]));
+    expect(store.durability()).toEqual({ journalMode: 'wal', synchronous: 'FULL' });
+    // Inside someone else's transaction it changes nothing about how that commit is made.
+    store.transaction(() => store.manifestCache.putMany(new Map([['k2', 'two']])));
+    expect(store.durability()).toEqual({ journalMode: 'wal', synchronous: 'FULL' });
+    expect([...store.manifestCache.getMany(['k1', 'k2']).keys()].sort()).toEqual(['k1', 'k2']);
+  });
 });

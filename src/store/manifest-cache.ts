@@ -50,9 +50,14 @@ export class ManifestCache implements ManifestCacheStore {
   putMany(entries: ReadonlyMap<string, string>): void {
     this.recent.putMany(entries);
     const previousTimeout = this.db.pragma('busy_timeout', { simple: true }) as number;
+    const previousSynchronous = this.db.pragma('synchronous', { simple: true }) as number;
+    const ownCommit = !this.db.inTransaction;
     try {
       // Never wait for another process's write: the entries are only worth it if they cost nothing.
       this.db.pragma('busy_timeout = 0');
+      // Nor for the disk: a cache entry lost to a power cut is only parsed again, so its commit
+      // skips the fsync the state's commits make (the next of those makes it durable too).
+      if (ownCommit) this.db.pragma('synchronous = NORMAL');
       this.db
         .transaction(() => {
           const now = Date.now();
@@ -65,6 +70,7 @@ export class ManifestCache implements ManifestCacheStore {
       // best effort: the texts are read again next time
     } finally {
       this.db.pragma(`busy_timeout = ${previousTimeout}`);
+      if (ownCommit) this.db.pragma(`synchronous = ${previousSynchronous}`);
     }
   }
 
