@@ -13,7 +13,7 @@ import { awsVendor } from '../../src/drivers/aws/index.js';
 import { parseServerId, readStatus } from '../../src/drivers/aws/wire-format.js';
 import type { DriverConfig } from '../../src/drivers/contract.js';
 import { runCloudDriverContract } from '../../src/drivers/driver.contract.js';
-import { IdempotencyKeySpentError, UnsupportedError, VendorAuthError, VendorRejectedError, VendorUnavailableError } from '../../src/drivers/errors.js';
+import { UnsupportedError, VendorAuthError, VendorRejectedError, VendorUnavailableError } from '../../src/drivers/errors.js';
 import { AWS_ACCESS_KEY_ID, AWS_SECRET_ACCESS_KEY, startAwsDouble, type AwsDouble, type AwsDoubleOptions } from '../doubles/aws/server.js';
 import { SignatureV4 } from '@smithy/signature-v4';
 import { Sha256 } from '../doubles/aws/sigv4-check.js';
@@ -21,6 +21,7 @@ import { BotocoreService } from '../support/botocore-validator.js';
 import { expectRuntimeOverSsh } from '../support/ssh-runtime-expectation.js';
 import { vendorDocument } from '../support/vendor-double.js';
 import { vendorTestSetup } from '../support/vendor-test-setup.js';
+import { expectSpentKeyRefused } from '../support/spent-key-case.js';
 
 const USER_DATA = '#cloud-config\nssh_authorized_keys:\n  - "ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIG2Bv9nS6 ops@example.com"\n';
 const KEYS = { access_key_id: AWS_ACCESS_KEY_ID, secret_access_key: AWS_SECRET_ACCESS_KEY, region: 'eu-west-1' };
@@ -70,14 +71,7 @@ describe('aws driver', () => {
 
   it('says a key is spent when EC2 answers its ClientToken with an instance since terminated, and launches nothing', async () => {
     const d = await double({ actionMs: 20 });
-    const driver = await awsVendor.createCloudDriver(config(d.url));
-    const first = await driver.servers.create('cairn-spent-0', desired);
-    await driver.servers.delete(first.id);
-    await expect(driver.servers.create('cairn-spent-0', desired)).rejects.toThrow(IdempotencyKeySpentError);
-    expect(d.ec2.live()).toEqual([]);
-    expect(actions(d, 'RunInstances')).toBe(2);
-    await driver.servers.create('cairn-spent-1', desired);
-    expect(d.ec2.live()).toHaveLength(1);
+    await expectSpentKeyRefused(await awsVendor.createCloudDriver(config(d.url)), desired, { live: () => d.ec2.live(), creates: () => actions(d, 'RunInstances') });
   });
 
   it('maps EC2 states, and keeps its ids with their region', () => {

@@ -12,7 +12,7 @@ import { generateKeyPairSync } from 'node:crypto';
 import { describe, expect, it, vi } from 'vitest';
 import type { DriverConfig } from '../../src/drivers/contract.js';
 import { runCloudDriverContract } from '../../src/drivers/driver.contract.js';
-import { IdempotencyKeySpentError, UnsupportedError, VendorAuthError, VendorRejectedError, VendorUnavailableError } from '../../src/drivers/errors.js';
+import { UnsupportedError, VendorAuthError, VendorRejectedError, VendorUnavailableError } from '../../src/drivers/errors.js';
 import { readGoogleError, toCairnError } from '../../src/drivers/gcp/gcp-client.js';
 import { gcpVendor } from '../../src/drivers/gcp/index.js';
 import { readServiceAccountKey } from '../../src/drivers/gcp/service-account.js';
@@ -24,6 +24,7 @@ import { vendorTestSetup } from '../support/vendor-test-setup.js';
 import { vendorDocument } from '../support/vendor-double.js';
 import { expectRuntimeOverSsh } from '../support/ssh-runtime-expectation.js';
 import { gaxios } from 'google-auth-library';
+import { expectSpentKeyRefused } from '../support/spent-key-case.js';
 
 const USER_DATA = '#cloud-config\nssh_authorized_keys:\n  - "ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIG2Bv9nS6 ops@example.com"\nruncmd:\n  - [sh, -c, "echo héllo > /etc/motd"]\n';
 
@@ -45,14 +46,7 @@ describe('gcp driver', () => {
 
   it('says a key is spent when Compute Engine answers its requestId with an insert whose instance was since deleted, and makes nothing', async () => {
     const d = await double();
-    const driver = await gcpVendor.createCloudDriver(config(d.url));
-    const first = await driver.servers.create('cairn-spent-0', desired);
-    await driver.servers.delete(first.id);
-    await expect(driver.servers.create('cairn-spent-0', desired)).rejects.toThrow(IdempotencyKeySpentError);
-    expect(d.instances()).toEqual([]);
-    expect(d.calls.filter((c) => c.operationId === 'compute.instances.insert')).toHaveLength(2);
-    await driver.servers.create('cairn-spent-1', desired);
-    expect(d.instances()).toHaveLength(1);
+    await expectSpentKeyRefused(await gcpVendor.createCloudDriver(config(d.url)), desired, { live: () => d.instances(), creates: () => d.calls.filter((c) => c.operationId === 'compute.instances.insert').length });
   });
 
   it('labels what it creates with its key, and a create whose answer was lost is found again by that label, not made twice', async () => {

@@ -14,7 +14,7 @@ import { afterEach, describe, expect, it, vi } from 'vitest';
 import { ComputeClient } from 'oci-core';
 import { runCloudDriverContract } from '../../src/drivers/driver.contract.js';
 import type { DriverConfig } from '../../src/drivers/contract.js';
-import { IdempotencyKeySpentError, UnsupportedError, VendorAuthError, VendorRejectedError, VendorUnavailableError } from '../../src/drivers/errors.js';
+import { UnsupportedError, VendorAuthError, VendorRejectedError, VendorUnavailableError } from '../../src/drivers/errors.js';
 import { ociVendor } from '../../src/drivers/oci/index.js';
 import { ociClients } from '../../src/drivers/oci/clients.js';
 import { ociRequired } from '../../src/drivers/oci/errors.js';
@@ -26,6 +26,7 @@ import { OciModelValidator } from '../support/oci-model-validator.js';
 import { describeVendorFaultCases } from '../support/vendor-fault-cases.js';
 import { vendorTestSetup } from '../support/vendor-test-setup.js';
 import { expectRuntimeOverSsh } from '../support/ssh-runtime-expectation.js';
+import { expectSpentKeyRefused } from '../support/spent-key-case.js';
 
 const USER_DATA = '#cloud-config\nssh_authorized_keys:\n  - "ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIG2Bv9nS6 ops@example.com"\n';
 
@@ -44,15 +45,8 @@ describe('oci driver', () => {
 
   it('says a key is spent when OCI answers its opc-retry-token with an instance since terminated, and launches nothing', async () => {
     const d = await double();
-    const driver = await ociVendor.createCloudDriver(config(d));
     const live = (): unknown[] => d.instances().filter((i) => !['TERMINATING', 'TERMINATED'].includes(i.state));
-    const first = await driver.servers.create('cairn-spent-0', desired);
-    await driver.servers.delete(first.id);
-    await expect(driver.servers.create('cairn-spent-0', desired)).rejects.toThrow(IdempotencyKeySpentError);
-    expect(live()).toEqual([]);
-    expect(d.calls.filter((c) => c.operationId === 'LaunchInstance')).toHaveLength(2);
-    await driver.servers.create('cairn-spent-1', desired);
-    expect(live()).toHaveLength(1);
+    await expectSpentKeyRefused(await ociVendor.createCloudDriver(config(d)), desired, { live, creates: () => d.calls.filter((c) => c.operationId === 'LaunchInstance').length });
   });
 
   it('sends a launch whose answer was lost again under the same opc-retry-token (one instance), and a later create finds it by its cairn-key tag', async () => {

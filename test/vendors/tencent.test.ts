@@ -12,7 +12,7 @@ import { describe, expect, it, vi } from 'vitest';
 import { AbstractClient } from 'tencentcloud-sdk-nodejs-common';
 import type { DriverConfig } from '../../src/drivers/contract.js';
 import { runCloudDriverContract } from '../../src/drivers/driver.contract.js';
-import { IdempotencyKeySpentError, UnsupportedError, VendorAuthError, VendorRejectedError, VendorUnavailableError } from '../../src/drivers/errors.js';
+import { UnsupportedError, VendorAuthError, VendorRejectedError, VendorUnavailableError } from '../../src/drivers/errors.js';
 import { tencentError } from '../../src/drivers/tencent/errors.js';
 import { tencentVendor } from '../../src/drivers/tencent/index.js';
 import { externalIdOf, imageMatches, parseExternalId, readStatus } from '../../src/drivers/tencent/wire-format.js';
@@ -21,6 +21,7 @@ import { describeVendorFaultCases } from '../support/vendor-fault-cases.js';
 import { vendorTestSetup } from '../support/vendor-test-setup.js';
 import { expectRuntimeOverSsh } from '../support/ssh-runtime-expectation.js';
 import { TencentApiValidator } from '../support/tencent-api-validator.js';
+import { expectSpentKeyRefused } from '../support/spent-key-case.js';
 
 const USER_DATA = '#cloud-config\nssh_authorized_keys:\n  - "ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIG2Bv9nS6 ops@example.com"\n';
 
@@ -64,15 +65,7 @@ describe('tencent driver', () => {
 
   it('says a key is spent when Tencent answers its ClientToken with an instance since terminated, and makes nothing', async () => {
     const d = await double({ actionMs: 20 });
-    const driver = await tencentVendor.createCloudDriver(config(d.url));
-    const first = await driver.servers.create('cairn-spent-0', desired);
-    await driver.servers.delete(first.id);
-    // The tag lookup finds nothing, so the create is sent under the same ClientToken, which Tencent answers with the instance it made.
-    await expect(driver.servers.create('cairn-spent-0', desired)).rejects.toThrow(IdempotencyKeySpentError);
-    expect(d.instances()).toEqual([]);
-    expect(d.calls.filter((c) => c.operationId === 'RunInstances')).toHaveLength(2);
-    await driver.servers.create('cairn-spent-1', desired);
-    expect(d.instances()).toHaveLength(1);
+    await expectSpentKeyRefused(await tencentVendor.createCloudDriver(config(d.url)), desired, { live: () => d.instances(), creates: () => d.calls.filter((c) => c.operationId === 'RunInstances').length });
   });
 
   it('reads ids, statuses and images the way Tencent writes them', () => {
