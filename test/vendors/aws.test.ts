@@ -22,6 +22,7 @@ import { expectRuntimeOverSsh } from '../support/ssh-runtime-expectation.js';
 import { vendorDocument } from '../support/vendor-double.js';
 import { vendorTestSetup } from '../support/vendor-test-setup.js';
 import { expectSpentKeyRefused } from '../support/spent-key-case.js';
+import { isAwsError } from '../../src/drivers/aws/sdk-call.js';
 
 const USER_DATA = '#cloud-config\nssh_authorized_keys:\n  - "ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIG2Bv9nS6 ops@example.com"\n';
 const KEYS = { access_key_id: AWS_ACCESS_KEY_ID, secret_access_key: AWS_SECRET_ACCESS_KEY, region: 'eu-west-1' };
@@ -72,6 +73,14 @@ describe('aws driver', () => {
   it('says a key is spent when EC2 answers its ClientToken with an instance since terminated, and launches nothing', async () => {
     const d = await double({ actionMs: 20 });
     await expectSpentKeyRefused(await awsVendor.createCloudDriver(config(d.url)), desired, { live: () => d.ec2.live(), creates: () => actions(d, 'RunInstances') });
+  });
+
+  it("knows AWS's error code as the SDK threw it and as the cause of cairn's mapped error", () => {
+    const taken = Object.assign(new Error('The DB instance already exists'), { name: 'DBInstanceAlreadyExists' });
+    expect(isAwsError(taken, 'DBInstanceAlreadyExists')).toBe(true);
+    expect(isAwsError(new VendorRejectedError('aws rds: create DB instance: taken', { cause: taken }), 'DBInstanceAlreadyExists')).toBe(true);
+    expect(isAwsError(new VendorRejectedError('aws rds: create DB instance: taken', { cause: taken }), 'DBInstanceNotFound')).toBe(false);
+    expect(isAwsError(new VendorRejectedError('no cause'), 'VendorRejected')).toBe(false);
   });
 
   it('maps EC2 states, and keeps its ids with their region', () => {

@@ -138,7 +138,7 @@ export class DocdbDatabases implements DatabaseRuntime {
         }), { abortSignal }));
       } catch (error) {
         // Its first answer was lost and the cluster is there: the name is the idempotency.
-        if (!isAwsError((error as { cause?: unknown }).cause ?? error, 'DBClusterAlreadyExistsFault')) throw error;
+        if (!isAwsError(error, 'DBClusterAlreadyExistsFault')) throw error;
       }
     }
     await this.ensureInstance(region, identifier, managed.size, key, options);
@@ -201,7 +201,7 @@ export class DocdbDatabases implements DatabaseRuntime {
       await this.send(region, `snapshot DocumentDB cluster ${identifier} as ${snapshot}`, options, (c, abortSignal) =>
         c.send(new CreateDBClusterSnapshotCommand({ DBClusterIdentifier: identifier, DBClusterSnapshotIdentifier: snapshot, Tags: [{ Key: KEY_LABEL, Value: key }] }), { abortSignal }));
     } catch (error) {
-      if (!isAwsError((error as { cause?: unknown }).cause ?? error, 'DBClusterSnapshotAlreadyExistsFault')) throw error;
+      if (!isAwsError(error, 'DBClusterSnapshotAlreadyExistsFault')) throw error;
     }
     const made = await this.snapshot(region, snapshot, options);
     if (!made) throw new Error(`aws: DocumentDB cluster snapshot ${snapshot} is not listed after its create`);
@@ -256,7 +256,7 @@ export class DocdbDatabases implements DatabaseRuntime {
         DBInstanceIdentifier: name, DBClusterIdentifier: cluster, DBInstanceClass: size, Engine: DOCDB_ENGINE, Tags: [{ Key: KEY_LABEL, Value: key }],
       }), { abortSignal }));
     } catch (error) {
-      if (!isAwsError((error as { cause?: unknown }).cause ?? error, 'DBInstanceAlreadyExists')) throw error;
+      if (!isAwsError(error, 'DBInstanceAlreadyExists')) throw error;
     }
   }
 
@@ -265,7 +265,7 @@ export class DocdbDatabases implements DatabaseRuntime {
       const answer = await this.send(region, `observe DocumentDB cluster ${identifier}`, options, (c, abortSignal) => c.send(new DescribeDBClustersCommand({ DBClusterIdentifier: identifier }), { abortSignal }));
       return answer.DBClusters?.find((c) => c.DBClusterIdentifier === identifier);
     } catch (error) {
-      if (isAwsError((error as { cause?: unknown }).cause, 'DBClusterNotFoundFault')) return undefined;
+      if (isAwsError(error, 'DBClusterNotFoundFault')) return undefined;
       throw error;
     }
   }
@@ -283,7 +283,7 @@ export class DocdbDatabases implements DatabaseRuntime {
       const answer = await this.send(region, `observe DocumentDB cluster snapshot ${identifier}`, options, (c, abortSignal) => c.send(new DescribeDBClusterSnapshotsCommand({ DBClusterSnapshotIdentifier: identifier }), { abortSignal }));
       return answer.DBClusterSnapshots?.find((s) => s.DBClusterSnapshotIdentifier === identifier);
     } catch (error) {
-      if (isAwsError((error as { cause?: unknown }).cause, 'DBClusterSnapshotNotFoundFault')) return undefined;
+      if (isAwsError(error, 'DBClusterSnapshotNotFoundFault')) return undefined;
       throw error;
     }
   }
@@ -340,7 +340,7 @@ export class DocdbDatabases implements DatabaseRuntime {
     try {
       await call;
     } catch (error) {
-      if (!isAwsError((error as { cause?: unknown }).cause, ...codes)) throw error;
+      if (!isAwsError(error, ...codes)) throw error;
     }
   }
 }

@@ -61,7 +61,7 @@ export class Ec2Instances implements ExternalClient<ServerDesired, ServerObserve
       const instance = answer.Reservations?.flatMap((r) => r.Instances ?? []).find((i) => i.InstanceId === instanceId);
       return instance && !GONE.has(instance.State?.Name ?? '') ? readInstance(instance, region) : null;
     } catch (error) {
-      if (isAwsError((error as Error).cause ?? error, 'InvalidInstanceID.NotFound')) return null;
+      if (isAwsError(error, 'InvalidInstanceID.NotFound')) return null;
       throw error;
     }
   }
@@ -135,7 +135,7 @@ export class Ec2Instances implements ExternalClient<ServerDesired, ServerObserve
     try {
       await this.clients.sendEc2(id.region, `delete instance ${id.instanceId}`, options.signal, (ec2, o) => ec2.send(new TerminateInstancesCommand({ InstanceIds: [id.instanceId] }), o));
     } catch (error) {
-      if (!isAwsError((error as Error).cause ?? error, 'InvalidInstanceID.NotFound')) throw error;
+      if (!isAwsError(error, 'InvalidInstanceID.NotFound')) throw error;
     }
   }
 

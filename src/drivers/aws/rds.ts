@@ -150,7 +150,7 @@ export class RdsPostgres implements DatabaseRuntime {
       return readInstance(answer.DBInstance, region);
     } catch (error) {
       // Another create of this key got there first (or its answer was lost): the name is the key's.
-      if (!isAwsError((error as Error).cause ?? error, 'DBInstanceAlreadyExists', 'DBInstanceAlreadyExistsFault')) throw error;
+      if (!isAwsError(error, 'DBInstanceAlreadyExists', 'DBInstanceAlreadyExistsFault')) throw error;
       const found = await this.instance(region, identifier, options);
       if (!found) throw error;
       return found;
@@ -176,7 +176,7 @@ export class RdsPostgres implements DatabaseRuntime {
       // cairn's final backup was taken before this (createBackup), or skipped on purpose.
       await this.send(region, `delete DB instance ${identifier}`, options, (rds, o) => rds.send(new DeleteDBInstanceCommand({ DBInstanceIdentifier: identifier, SkipFinalSnapshot: true }), o));
     } catch (error) {
-      if (!isAwsError((error as Error).cause ?? error, 'DBInstanceNotFound', 'DBInstanceNotFoundFault')) throw error;
+      if (!isAwsError(error, 'DBInstanceNotFound', 'DBInstanceNotFoundFault')) throw error;
     }
   }
 
@@ -206,7 +206,7 @@ export class RdsPostgres implements DatabaseRuntime {
       if (!answer.DBSnapshot) throw new Error(`aws rds ${region}: ${doing}: the answer names no snapshot`);
       return readSnapshot(answer.DBSnapshot, region);
     } catch (error) {
-      if (!isAwsError((error as Error).cause ?? error, 'DBSnapshotAlreadyExists', 'DBSnapshotAlreadyExistsFault')) throw error;
+      if (!isAwsError(error, 'DBSnapshotAlreadyExists', 'DBSnapshotAlreadyExistsFault')) throw error;
       const found = await this.snapshot(region, snapshot, options);
       if (!found) throw error;
       return found;
@@ -226,7 +226,7 @@ export class RdsPostgres implements DatabaseRuntime {
     try {
       await this.send(region, `delete DB snapshot ${identifier}`, options, (rds, o) => rds.send(new DeleteDBSnapshotCommand({ DBSnapshotIdentifier: identifier }), o));
     } catch (error) {
-      if (!isAwsError((error as Error).cause ?? error, 'DBSnapshotNotFound', 'DBSnapshotNotFoundFault')) throw error;
+      if (!isAwsError(error, 'DBSnapshotNotFound', 'DBSnapshotNotFoundFault')) throw error;
     }
   }
 
@@ -268,7 +268,7 @@ export class RdsPostgres implements DatabaseRuntime {
       const found = answer.DBInstances?.find((i) => i.DBInstanceIdentifier === identifier);
       return found ? readInstance(found, region) : null;
     } catch (error) {
-      if (isAwsError((error as Error).cause ?? error, 'DBInstanceNotFound', 'DBInstanceNotFoundFault')) return null;
+      if (isAwsError(error, 'DBInstanceNotFound', 'DBInstanceNotFoundFault')) return null;
       throw error;
     }
   }
@@ -279,7 +279,7 @@ export class RdsPostgres implements DatabaseRuntime {
       const found = answer.DBSnapshots?.find((s) => s.DBSnapshotIdentifier === identifier);
       return found ? readSnapshot(found, region) : null;
     } catch (error) {
-      if (isAwsError((error as Error).cause ?? error, 'DBSnapshotNotFound', 'DBSnapshotNotFoundFault')) return null;
+      if (isAwsError(error, 'DBSnapshotNotFound', 'DBSnapshotNotFoundFault')) return null;
       throw error;
     }
   }

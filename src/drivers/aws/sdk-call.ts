@@ -46,9 +46,13 @@ function codeOf(error: SdkError): string {
   return error.Code ?? error.name ?? 'Error';
 }
 
-/** Whether the error is AWS's answer `code` (e.g. `InvalidInstanceID.NotFound`). */
+/**
+ * Whether the error is AWS's answer `code` (e.g. `InvalidInstanceID.NotFound`): as the SDK threw
+ * it, or as cairn's mapped error carrying it as its cause.
+ */
 export function isAwsError(error: unknown, ...codes: string[]): boolean {
-  return typeof error === 'object' && error !== null && codes.includes(codeOf(error));
+  const isCode = (e: unknown): boolean => typeof e === 'object' && e !== null && codes.includes(codeOf(e));
+  return isCode(error) || (error instanceof Error && isCode(error.cause));
 }
 
 /** AWS's refusal as cairn's error, with AWS's code and message and what cairn was doing. */
