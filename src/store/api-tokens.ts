@@ -106,8 +106,8 @@ export class ApiTokens {
       .get(
         `SELECT ${COLUMNS} FROM api_tokens t
          WHERE t.tenant = @tenant AND t.revoked_at IS NULL
-           AND (@createdBy IS NULL OR t.created_by = @createdBy)
-           AND (@afterCreated IS NULL OR (t.created_at, t.id) < (@afterCreated, @afterId))
+           AND (t.created_by = @createdBy OR @createdBy IS NULL)
+           AND ((t.created_at, t.id) < (@afterCreated, @afterId) OR @afterCreated IS NULL)
          ORDER BY t.created_at DESC, t.id DESC LIMIT @limit`,
       )
       .all({ tenant, createdBy: createdBy ?? null, afterCreated: after?.[0] ?? null, afterId: after?.[1] ?? null, limit: page.limit + 1 }) as TokenRow[];

@@ -80,7 +80,7 @@ export class BillingAccounts {
          ON CONFLICT (tenant) DO UPDATE SET subscription_id = excluded.subscription_id, plan = excluded.plan, status = excluded.status,
            trial_ends_at = excluded.trial_ends_at, current_period_start = excluded.current_period_start,
            current_period_end = excluded.current_period_end, cancel_at_period_end = excluded.cancel_at_period_end,
-           had_trial = MAX(had_trial, excluded.had_trial), updated_at = excluded.updated_at`,
+           had_trial = MAX(billing_accounts.had_trial, excluded.had_trial), updated_at = excluded.updated_at`,
       )
       .run({
         tenant,

@@ -61,7 +61,10 @@ export class ManifestCache implements ManifestCacheStore {
       this.db
         .transaction(() => {
           const now = Date.now();
-          const insert = this.sql.get(`INSERT OR REPLACE INTO manifest_cache (key, entry, bytes, stored_at) VALUES (?, ?, ?, ?)`);
+          const insert = this.sql.get(
+            `INSERT INTO manifest_cache (key, entry, bytes, stored_at) VALUES (?, ?, ?, ?)
+             ON CONFLICT (key) DO UPDATE SET entry = excluded.entry, bytes = excluded.bytes, stored_at = excluded.stored_at`,
+          );
           for (const [key, entry] of entries) insert.run(key, entry, Buffer.byteLength(entry), now);
           this.evict();
         })

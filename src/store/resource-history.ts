@@ -47,7 +47,7 @@ export class ResourceHistory {
     const rows = this.sql
       .get(
         `SELECT ${RESOURCE_COLUMNS} FROM ${RESOURCE_FROM} WHERE ${scopeWhere('r', scope)}
-         AND (@afterNamespace IS NULL OR (r.namespace, r.name) > (@afterNamespace, @afterName))
+         AND ((r.namespace, r.name) > (@afterNamespace, @afterName) OR @afterNamespace IS NULL)
          ORDER BY r.namespace, r.name LIMIT @fetch`,
       )
       .all({ ...params(scope), afterNamespace: after?.[0] ?? null, afterName: after?.[1] ?? null, fetch: limit + 1 }) as ResourceRow[];

@@ -149,7 +149,7 @@ export class Resources {
     const rows = this.sql
       .get(
         `SELECT ${RESOURCE_COLUMNS} FROM ${RESOURCE_FROM} WHERE r.tenant = @tenant AND r.kind = @kind
-         AND (@afterCreated IS NULL OR (r.created_at, r.uid) > (@afterCreated, @afterUid))
+         AND ((r.created_at, r.uid) > (@afterCreated, @afterUid) OR @afterCreated IS NULL)
          ORDER BY r.created_at, r.uid LIMIT @fetch`,
       )
       .all({ ...filter, afterCreated: after?.[0] ?? null, afterUid: after?.[1] ?? null, fetch: request.limit + 1 }) as ResourceRow[];

@@ -49,7 +49,7 @@ export class SigningKeys {
   ) {
     this.sql = new StatementCache(db);
     this.byKid = db.prepare(`SELECT kid, alg, public_jwk, created_at, retired_at FROM signing_keys WHERE kid = ?`);
-    this.activeKey = db.prepare(`SELECT kid, alg, public_jwk, created_at, retired_at FROM signing_keys WHERE retired_at IS NULL ORDER BY rowid DESC LIMIT 1`);
+    this.activeKey = db.prepare(`SELECT kid, alg, public_jwk, created_at, retired_at FROM signing_keys WHERE retired_at IS NULL ORDER BY created_at DESC, kid DESC LIMIT 1`);
   }
 
   /**
@@ -95,7 +95,7 @@ export class SigningKeys {
   /** Keys that verify at `now` (unretired, or retiring later), newest first. */
   verifying(now: string): SigningKeyRecord[] {
     const rows = this.sql
-      .get(`SELECT kid, alg, public_jwk, created_at, retired_at FROM signing_keys WHERE retired_at IS NULL OR retired_at > ? ORDER BY rowid DESC`)
+      .get(`SELECT kid, alg, public_jwk, created_at, retired_at FROM signing_keys WHERE retired_at IS NULL OR retired_at > ? ORDER BY created_at DESC, kid DESC`)
       .all(now) as KeyRow[];
     return rows.map(toRecord);
   }

@@ -192,7 +192,7 @@ export class GitSources {
     const after = request.cursor === undefined ? undefined : decodeCursor(request.cursor, 2);
     const rows = this.sql
       .get(
-        `SELECT * FROM sources WHERE tenant = @tenant AND (@afterCreated IS NULL OR (created_at, id) > (@afterCreated, @afterId))
+        `SELECT * FROM sources WHERE tenant = @tenant AND ((created_at, id) > (@afterCreated, @afterId) OR @afterCreated IS NULL)
          ORDER BY created_at, id LIMIT @fetch`,
       )
       .all({ tenant, afterCreated: after?.[0] ?? null, afterId: after?.[1] ?? null, fetch: request.limit + 1 }) as SourceRow[];
