@@ -3,9 +3,30 @@ import { tmpdir } from 'node:os';
 import { fileURLToPath } from 'node:url';
 import { defineConfig } from 'vitest/config';
 
+/**
+ * The suites that run a second time with the store on PostgreSQL (CAIRN_STORE): those of the store
+ * itself and of what drives it in process. A suite about SQLite's own file (its pragmas, a second
+ * connection to the file) stays SQLite's.
+ */
+const POSTGRES_ONLY = ['test/store-on-postgres.test.ts'];
+const POSTGRES_SUITES = ['src/store/**/*.test.ts', ...POSTGRES_ONLY];
+const SQLITE_ONLY = ['src/store/sqlite.test.ts', 'src/store/commit-group.test.ts'];
+
 export default defineConfig({
   test: {
-    include: ['src/**/*.test.ts', 'test/**/*.test.ts'],
+    projects: [
+      { extends: true, test: { name: 'cairn', include: ['src/**/*.test.ts', 'test/**/*.test.ts'], exclude: POSTGRES_ONLY } },
+      {
+        extends: true,
+        test: {
+          name: 'postgres',
+          include: POSTGRES_SUITES,
+          exclude: SQLITE_ONLY,
+          setupFiles: ['test/support/postgres-store-setup.ts'],
+          globalSetup: ['test/support/postgres-store-global.ts'],
+        },
+      },
+    ],
     pool: 'forks',
     testTimeout: 60_000,
     hookTimeout: 60_000,

@@ -5,7 +5,7 @@
  * one got, so that after a crash it knows what is left to do.
  */
 import { randomUUID } from 'node:crypto';
-import type Database from 'better-sqlite3';
+import type { SqlConnection } from './connection.js';
 import { NotFoundError } from '../model/errors.js';
 import type { Kind } from '../model/kinds.js';
 import type { WakeResource } from './backups.js';
@@ -60,7 +60,7 @@ export class Actions {
   private readonly sql: StatementCache;
 
   constructor(
-    private readonly db: Database.Database,
+    private readonly db: SqlConnection,
     private readonly wake: WakeResource,
   ) {
     this.sql = new StatementCache(db);

@@ -6,7 +6,7 @@
  * marks it after, retrying with backoff until delivered or out of attempts.
  */
 import { randomUUID } from 'node:crypto';
-import type Database from 'better-sqlite3';
+import type { SqlConnection } from './connection.js';
 import { newestFirstPage } from './newest-first-page.js';
 import type { Page, PageRequest } from './paging.js';
 import { OutboxTable, shortError, type DeliveryStatus, type OutboxDelivery } from './outbox-table.js';
@@ -89,7 +89,7 @@ export class Alerts {
   private readonly sql: StatementCache;
   private readonly outbox: OutboxTable<DeliveryRow>;
 
-  constructor(db: Database.Database) {
+  constructor(db: SqlConnection) {
     this.sql = new StatementCache(db);
     this.outbox = new OutboxTable<DeliveryRow>(db, 'alert_deliveries');
   }

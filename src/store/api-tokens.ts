@@ -3,7 +3,7 @@
  * an expiry and the subject that created them. Revoking keeps the row (for the audit trail) but
  * hides it from lists.
  */
-import type Database from 'better-sqlite3';
+import type { SqlConnection, SqlStatement } from './connection.js';
 import type { Role } from '../auth/roles.js';
 import { decodeCursor, toPage, type Page, type PageRequest } from './paging.js';
 import { StatementCache } from './sqlite.js';
@@ -65,9 +65,9 @@ const COLUMNS = 't.id, t.tenant, t.name, t.role, t.created_by, t.created_at, t.e
 
 export class ApiTokens {
   private readonly sql: StatementCache;
-  private readonly byHash: Database.Statement;
+  private readonly byHash: SqlStatement;
 
-  constructor(db: Database.Database) {
+  constructor(db: SqlConnection) {
     this.sql = new StatementCache(db);
     this.byHash = db.prepare(
       `SELECT ${COLUMNS}, m.role AS creator_role FROM api_tokens t

@@ -3,7 +3,7 @@
  * server-side apply: what that manager owns, so that its next apply can drop fields it no
  * longer sets and notice fields someone else changed. Rows go with their resource.
  */
-import type Database from 'better-sqlite3';
+import type { SqlConnection } from './connection.js';
 import { nowIso, StatementCache } from './sqlite.js';
 
 export interface AppliedConfiguration {
@@ -15,7 +15,7 @@ export interface AppliedConfiguration {
 export class AppliedConfigurations {
   private readonly sql: StatementCache;
 
-  constructor(db: Database.Database) {
+  constructor(db: SqlConnection) {
     this.sql = new StatementCache(db);
   }
 

@@ -2,7 +2,7 @@
  * @module The audit log: who did what to which target, per tenant, append-only (reads of
  * credentials, token and membership changes).
  */
-import type Database from 'better-sqlite3';
+import type { SqlConnection } from './connection.js';
 import { decodeCursor, toPage, type Page, type PageRequest } from './paging.js';
 import { nowIso, StatementCache } from './sqlite.js';
 
@@ -33,16 +33,17 @@ interface AuditRow {
 export class AuditLog {
   private readonly sql: StatementCache;
 
-  constructor(db: Database.Database) {
+  constructor(db: SqlConnection) {
     this.sql = new StatementCache(db);
   }
 
   append(entry: AuditEntry): AuditRecord {
     const createdAt = nowIso();
-    const { lastInsertRowid } = this.sql
-      .get(`INSERT INTO audit_log (tenant, actor, action, target, created_at) VALUES (?, ?, ?, ?, ?)`)
-      .run(entry.tenant, entry.actor, entry.action, entry.target, createdAt);
-    return { ...entry, id: Number(lastInsertRowid), createdAt };
+    // RETURNING, not the driver's last insert rowid: both engines answer it.
+    const { id } = this.sql
+      .get(`INSERT INTO audit_log (tenant, actor, action, target, created_at) VALUES (?, ?, ?, ?, ?) RETURNING id`)
+      .get(entry.tenant, entry.actor, entry.action, entry.target, createdAt) as { id: number };
+    return { ...entry, id, createdAt };
   }
 
   /** The tenant's entries, newest first. */

@@ -4,7 +4,7 @@
  * the vendor (pending → running → completed | failed) and prunes scheduled ones beyond retention.
  */
 import { randomUUID } from 'node:crypto';
-import type Database from 'better-sqlite3';
+import type { SqlConnection } from './connection.js';
 import { NotFoundError } from '../model/errors.js';
 import type { Kind } from '../model/kinds.js';
 import { decodeCursor, toPage, type Page, type PageRequest } from './paging.js';
@@ -51,7 +51,7 @@ export class Backups {
   private readonly sql: StatementCache;
 
   constructor(
-    private readonly db: Database.Database,
+    private readonly db: SqlConnection,
     private readonly wake: WakeResource,
   ) {
     this.sql = new StatementCache(db);

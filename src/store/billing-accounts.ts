@@ -3,7 +3,7 @@
  * latest state as last read from Stripe, and the webhook events already processed (each
  * applied exactly once: its id is recorded in the same transaction as its change).
  */
-import type Database from 'better-sqlite3';
+import type { SqlConnection } from './connection.js';
 import { nowIso, StatementCache } from './sqlite.js';
 
 export const SUBSCRIPTION_STATUSES = ['trialing', 'active', 'past_due', 'canceled', 'none'] as const;
@@ -45,7 +45,7 @@ interface AccountRow {
 export class BillingAccounts {
   private readonly sql: StatementCache;
 
-  constructor(private readonly db: Database.Database) {
+  constructor(private readonly db: SqlConnection) {
     this.sql = new StatementCache(db);
   }
 

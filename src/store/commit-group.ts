@@ -17,7 +17,7 @@
  * that fails on its timer (disk full, an I/O error) rolls the group back and is thrown there,
  * ending the process: cairn does not carry on from state it could not record.
  */
-import type Database from 'better-sqlite3';
+import type { SqlConnection } from './connection.js';
 
 /** How long a group stays open at most before it commits. */
 export const DEFAULT_MAX_DELAY_MS = 5;
@@ -35,7 +35,7 @@ export class CommitGroup {
   /** Groups committed so far, for tests and benchmarks. */
   private commitCount = 0;
 
-  constructor(private readonly db: Database.Database, private readonly maxDelayMs = DEFAULT_MAX_DELAY_MS) {}
+  constructor(private readonly db: SqlConnection, private readonly maxDelayMs = DEFAULT_MAX_DELAY_MS) {}
 
   /** True while writes on the connection join an uncommitted group. */
   get open(): boolean {

@@ -2,7 +2,7 @@
  * @module The dashboard's preferences of each signed-in subject: one JSON object, replaced whole.
  * Size and shape are the API's to check (src/api/routes/preference-routes.ts).
  */
-import type Database from 'better-sqlite3';
+import type { SqlConnection } from './connection.js';
 import { nowIso, StatementCache } from './sqlite.js';
 
 export interface StoredPreferences {
@@ -13,7 +13,7 @@ export interface StoredPreferences {
 export class DashboardPreferences {
   private readonly sql: StatementCache;
 
-  constructor(db: Database.Database) {
+  constructor(db: SqlConnection) {
     this.sql = new StatementCache(db);
   }
 

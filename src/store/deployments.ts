@@ -5,7 +5,7 @@
  * succeeded | failed. Versions count 1, 2, 3... per app.
  */
 import { randomUUID } from 'node:crypto';
-import type Database from 'better-sqlite3';
+import type { SqlConnection } from './connection.js';
 import { NotFoundError } from '../model/errors.js';
 import type { WakeResource } from './backups.js';
 import { decodeCursor, toPage, type Page, type PageRequest } from './paging.js';
@@ -97,7 +97,7 @@ export class Deployments {
   private readonly sql: StatementCache;
 
   constructor(
-    private readonly db: Database.Database,
+    private readonly db: SqlConnection,
     private readonly wake: WakeResource,
   ) {
     this.sql = new StatementCache(db);

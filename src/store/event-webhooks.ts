@@ -6,7 +6,7 @@
  * and marks it after, retrying with backoff until delivered or out of attempts.
  */
 import { randomUUID } from 'node:crypto';
-import type Database from 'better-sqlite3';
+import type { SqlConnection } from './connection.js';
 import { NotFoundError } from '../model/errors.js';
 import { OutboxTable, type DeliveryStatus, type OutboxDelivery } from './outbox-table.js';
 import type { RecordedEvent } from './events.js';
@@ -70,7 +70,7 @@ export class EventWebhooks {
   /** Due, delivered, failed: the SQL alerts' outbox shares. */
   readonly outbox: OutboxTable<DeliveryRow>;
 
-  constructor(private readonly db: Database.Database) {
+  constructor(private readonly db: SqlConnection) {
     this.sql = new StatementCache(db);
     this.outbox = new OutboxTable<DeliveryRow>(db, 'event_webhook_deliveries');
   }

@@ -5,7 +5,7 @@
  * its newest CAIRN_EVENTS_PER_RESOURCE events (default 100); events not seen for
  * CAIRN_EVENT_TTL_HOURS (default 168, a week) are dropped.
  */
-import type Database from 'better-sqlite3';
+import type { SqlConnection, SqlStatement } from './connection.js';
 import type { Kind } from '../model/kinds.js';
 import { StatementCache } from './sqlite.js';
 
@@ -76,13 +76,13 @@ interface EventRow {
 }
 
 export class EventLog {
-  private readonly insert: Database.Statement;
+  private readonly insert: SqlStatement;
 
   private readonly sql: StatementCache;
   private appendsUntilPrune = 0;
 
   constructor(
-    private readonly db: Database.Database,
+    private readonly db: SqlConnection,
     private readonly bounds: EventBounds = eventBoundsFromEnv(),
     private readonly now: () => Date = () => new Date(),
   ) {

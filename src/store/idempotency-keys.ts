@@ -2,7 +2,7 @@
  * @module Idempotency keys: a request claims its key before it runs; its response is then
  * kept for 24 hours so that a retry with the same key and body gets the same answer.
  */
-import type Database from 'better-sqlite3';
+import type { SqlConnection } from './connection.js';
 import { StatementCache } from './sqlite.js';
 
 export const IDEMPOTENCY_TTL_MS = 24 * 60 * 60 * 1000;
@@ -39,7 +39,7 @@ interface KeyRow {
 export class IdempotencyKeys {
   private readonly sql: StatementCache;
 
-  constructor(private readonly db: Database.Database, private readonly now: () => number = Date.now) {
+  constructor(private readonly db: SqlConnection, private readonly now: () => number = Date.now) {
     this.sql = new StatementCache(db);
   }
 

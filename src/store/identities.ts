@@ -5,7 +5,7 @@
  * except the PKCE verifier, which the callback must send to the provider.
  */
 import { createHash, randomUUID } from 'node:crypto';
-import type Database from 'better-sqlite3';
+import type { SqlConnection } from './connection.js';
 import { RateLimitedError } from '../model/errors.js';
 import { StatementCache } from './sqlite.js';
 
@@ -56,7 +56,7 @@ const hashOf = (secret: string): string => createHash('sha256').update(secret).d
 export class Identities {
   private readonly sql: StatementCache;
 
-  constructor(private readonly db: Database.Database) {
+  constructor(private readonly db: SqlConnection) {
     this.sql = new StatementCache(db);
   }
 

@@ -4,7 +4,7 @@
  * holder was a process on this host that no longer exists (killed with SIGKILL, say).
  */
 import { hostname } from 'node:os';
-import type Database from 'better-sqlite3';
+import type { SqlConnection } from './connection.js';
 import { nowIso, StatementCache } from './sqlite.js';
 
 export interface LeaseHolder {
@@ -33,7 +33,7 @@ function isLive(holder: LeaseHolder, now: number): boolean {
 export class Leases {
   private readonly sql: StatementCache;
 
-  constructor(private readonly db: Database.Database) {
+  constructor(private readonly db: SqlConnection) {
     this.sql = new StatementCache(db);
   }
 

@@ -10,6 +10,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { ManifestCache } from './manifest-cache.js';
 import { STATE_FILE } from './sqlite.js';
 import { Store } from './store.js';
+import { itOnSqliteFile } from '../../test/support/store-engine.js';
 
 let dir: string;
 let store: Store;
@@ -30,7 +31,7 @@ describe('the manifest cache in the store', () => {
     expect([...store.manifestCache.getMany(['k2', 'k3', 'k1']).entries()].sort()).toEqual([['k1', 'one'], ['k2', 'two']]);
   });
 
-  it('answers from memory what this process saw last, asking the state file only for the rest', () => {
+  itOnSqliteFile('answers from memory what this process saw last, asking the state file only for the rest', () => {
     store.manifestCache.putMany(new Map([['k1', 'one']]));
     const other = Store.open(dir);
     try {
@@ -57,7 +58,7 @@ describe('the manifest cache in the store', () => {
     expect(found.get('key-1233')).toBe('entry-1233');
   });
 
-  it('drops the oldest entries once it holds more than its limit', () => {
+  itOnSqliteFile('drops the oldest entries once it holds more than its limit', () => {
     const db = new Database(join(dir, STATE_FILE));
     try {
       const cache = new ManifestCache(db, 25);
@@ -71,7 +72,7 @@ describe('the manifest cache in the store', () => {
     }
   });
 
-  it('skips a write at once, without an error, while another connection holds the write lock', () => {
+  itOnSqliteFile('skips a write at once, without an error, while another connection holds the write lock', () => {
     const other = new Database(join(dir, STATE_FILE));
     try {
       other.prepare('BEGIN IMMEDIATE').run();

@@ -6,7 +6,7 @@
  * Entries are immutable (a key names its content), so a long-running process (serve, syncing a
  * source every minute) also keeps the entries it saw last in memory and asks SQLite only for the rest.
  */
-import type Database from 'better-sqlite3';
+import type { SqlConnection } from './connection.js';
 import { MemoryManifestCache, type ManifestCacheStore } from '../model/manifest-cache.js';
 import { StatementCache } from './sqlite.js';
 
@@ -23,7 +23,7 @@ export class ManifestCache implements ManifestCacheStore {
   private readonly sql: StatementCache;
   private readonly recent = new MemoryManifestCache(MEMORY_ENTRIES);
 
-  constructor(private readonly db: Database.Database, private readonly maxBytes: number = MAX_CACHE_BYTES) {
+  constructor(private readonly db: SqlConnection, private readonly maxBytes: number = MAX_CACHE_BYTES) {
     this.sql = new StatementCache(db);
   }
 

@@ -7,7 +7,7 @@
  * operator is told which keys may go. The whole rotation holds the database's write lock, so two
  * rotations never interleave.
  */
-import type Database from 'better-sqlite3';
+import type { SqlConnection } from './connection.js';
 import { rewrapSecret, type MasterKey } from '../secrets/envelope.js';
 import { readKeyringFile, writeKeyringFile } from '../secrets/keyring-file.js';
 import type { LoadedKeyring } from '../secrets/keyring.js';
@@ -41,7 +41,7 @@ export interface RotationOptions {
 }
 
 export function rotateMasterKey(
-  db: Database.Database,
+  db: SqlConnection,
   secrets: EncryptedSecrets,
   load: () => LoadedKeyring,
   sealedFiles: SealedFileDirectory,
@@ -106,7 +106,7 @@ function keyIdsInUse(secrets: EncryptedSecrets, sealedFiles: SealedFileDirectory
 }
 
 /** Rewrites the key file with its active key and any key a row or file still uses; returns the ids dropped. */
-function dropUnusedFileKeys(db: Database.Database, secrets: EncryptedSecrets, sealedFiles: SealedFileDirectory, path: string): string[] {
+function dropUnusedFileKeys(db: SqlConnection, secrets: EncryptedSecrets, sealedFiles: SealedFileDirectory, path: string): string[] {
   return db
     .transaction((): string[] => {
       const keys = readKeyringFile(path) ?? [];

@@ -2,7 +2,7 @@
  * @module Runs the numbered schema migrations (one file each under ./migrations). Each runs once, in order, inside a transaction; the
  * number reached is kept in SQLite's `user_version`. Never edit a released migration: add one.
  */
-import type Database from 'better-sqlite3';
+import type { SqlConnection } from './connection.js';
 import { RESOURCES_MIGRATION } from './migrations/001-resources.js';
 import { IDENTITY_MIGRATION } from './migrations/002-identity.js';
 import { RECORDS_MIGRATION } from './migrations/003-records.js';
@@ -48,7 +48,7 @@ export const MIGRATIONS: readonly string[] = [
  * version inside its own write transaction, so processes opening a new data dir at the same
  * moment never run a migration twice.
  */
-export function migrate(db: Database.Database): number {
+export function migrate(db: SqlConnection): number {
   for (;;) {
     const done = db
       .transaction((): boolean => {

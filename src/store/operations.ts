@@ -4,7 +4,7 @@
  * knows a create may have reached the vendor and looks for it by that key instead of creating
  * a second one.
  */
-import type Database from 'better-sqlite3';
+import type { SqlConnection } from './connection.js';
 import { nowIso, StatementCache } from './sqlite.js';
 
 export type OperationName = 'create' | 'delete';
@@ -19,7 +19,7 @@ export interface PendingOperation {
 export class PendingOperations {
   private readonly sql: StatementCache;
 
-  constructor(private readonly db: Database.Database) {
+  constructor(private readonly db: SqlConnection) {
     this.sql = new StatementCache(db);
   }
 

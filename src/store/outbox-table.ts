@@ -4,7 +4,7 @@
  * last_error, next_attempt_at, delivered_at and created_at): which rows are due, and marking an
  * attempt delivered or failed (kept one line, at most 1,000 characters).
  */
-import type Database from 'better-sqlite3';
+import type { SqlConnection } from './connection.js';
 import { StatementCache } from './sqlite.js';
 
 export type DeliveryStatus = 'pending' | 'delivered' | 'failed';
@@ -31,7 +31,7 @@ export class OutboxTable<Row> {
   private readonly sql: StatementCache;
 
   /** `table` is one of this module's outbox tables, never input. */
-  constructor(db: Database.Database, private readonly table: 'alert_deliveries' | 'event_webhook_deliveries') {
+  constructor(db: SqlConnection, private readonly table: 'alert_deliveries' | 'event_webhook_deliveries') {
     this.sql = new StatementCache(db);
   }
 

@@ -5,7 +5,7 @@
  * no config var value is ever written here.
  */
 import { randomUUID } from 'node:crypto';
-import type Database from 'better-sqlite3';
+import type { SqlConnection } from './connection.js';
 import { NotFoundError } from '../model/errors.js';
 import { decodeCursor, toPage, type Page, type PageRequest } from './paging.js';
 import { nowIso, StatementCache } from './sqlite.js';
@@ -107,7 +107,7 @@ function toRecord(row: Row): PlatformMigration {
 export class PlatformMigrations {
   private readonly sql: StatementCache;
 
-  constructor(private readonly db: Database.Database) {
+  constructor(private readonly db: SqlConnection) {
     this.sql = new StatementCache(db);
   }
 

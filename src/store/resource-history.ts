@@ -3,7 +3,7 @@
  * kind's resources in name order (list with limit/continue), and every change in a scope since
  * a revision — resources written after it and tombstones of those removed after it — for watches.
  */
-import type Database from 'better-sqlite3';
+import type { SqlConnection } from './connection.js';
 import type { Kind } from '../model/kinds.js';
 import type { AnyStoredResource } from '../model/resource.js';
 import { RESOURCE_COLUMNS, RESOURCE_FROM, rowToResource, type ResourceRow } from './resource-rows.js';
@@ -38,7 +38,7 @@ function params(scope: ResourceScope): Record<string, string> {
 export class ResourceHistory {
   private readonly sql: StatementCache;
 
-  constructor(db: Database.Database) {
+  constructor(db: SqlConnection) {
     this.sql = new StatementCache(db);
   }
 

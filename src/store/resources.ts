@@ -6,7 +6,7 @@
  * which becomes the resource's resourceVersion.
  */
 import { randomUUID } from 'node:crypto';
-import type Database from 'better-sqlite3';
+import type { SqlConnection, SqlStatement } from './connection.js';
 import { jsonEqual } from '../model/canonical-json.js';
 import { ConflictError, NotFoundError, PreconditionFailedError } from '../model/errors.js';
 import { KINDS, REFERENCE_FIELDS, type Kind } from '../model/kinds.js';
@@ -73,13 +73,13 @@ export type QuotaCheck = (tenant: string, created: readonly Kind[], countOf: (ki
 
 export class Resources {
   private quotaCheck: QuotaCheck | undefined;
-  private readonly byUid: Database.Statement;
-  private readonly byName: Database.Statement;
+  private readonly byUid: SqlStatement;
+  private readonly byName: SqlStatement;
 
   private readonly sql: StatementCache;
   private removalsSincePrune = 0;
 
-  constructor(private readonly db: Database.Database, private readonly tombstonesKept: number = TOMBSTONES_KEPT) {
+  constructor(private readonly db: SqlConnection, private readonly tombstonesKept: number = TOMBSTONES_KEPT) {
     this.sql = new StatementCache(db);
     this.byUid = db.prepare(`SELECT ${RESOURCE_COLUMNS} FROM ${RESOURCE_FROM} WHERE r.uid = ?`);
     this.byName = db.prepare(
@@ -137,7 +137,7 @@ export class Resources {
     const where = filter.source === undefined ? 'tenant = @tenant' : 'tenant = @tenant AND source = @source';
     return this.sql
       .get(
-        `SELECT uid, kind, namespace, name, labels, annotations, spec, source, deletion_timestamp AS deletionTimestamp
+        `SELECT uid, kind, namespace, name, labels, annotations, spec, source, deletion_timestamp AS "deletionTimestamp"
          FROM resources WHERE ${where} ORDER BY kind, namespace, name`,
       )
       .all(filter) as DesiredRecord[];

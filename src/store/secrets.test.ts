@@ -8,6 +8,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { readKeyringFile } from '../secrets/keyring-file.js';
 import { masterKeyId } from '../secrets/master-key.js';
 import { Store } from './store.js';
+import { itOnSqliteFile } from '../../test/support/store-engine.js';
 
 let dir: string;
 let stores: Store[];
@@ -28,7 +29,7 @@ afterEach(() => {
 const keyFile = (): string => join(dir, 'master.key');
 
 describe('store.secrets', () => {
-  it('putIfAbsent stores only the first value under an identity, sealed like put', () => {
+  itOnSqliteFile('putIfAbsent stores only the first value under an identity, sealed like put', () => {
     const store = open();
     expect(store.secrets.putIfAbsent('default', 'ssh-key-pair', 'uid-1', 'first')).toBe(true);
     expect(store.secrets.putIfAbsent('default', 'ssh-key-pair', 'uid-1', 'second')).toBe(false);
@@ -67,7 +68,7 @@ describe('store.secrets', () => {
     expect(existsSync(keyFile())).toBe(true);
   });
 
-  it('never writes a value as plaintext to the database or its WAL', () => {
+  itOnSqliteFile('never writes a value as plaintext to the database or its WAL', () => {
     const store = open();
     const value = `needle-${randomBytes(12).toString('hex')}`;
     store.secrets.put('default', 'provider-credentials', 'aws', JSON.stringify({ token: value }));
@@ -83,7 +84,7 @@ describe('store.secrets', () => {
     expect(store.secrets.get('default', 'database-password', 'db-1')).toBe(value);
   });
 
-  it('refuses a ciphertext copied onto another row', () => {
+  itOnSqliteFile('refuses a ciphertext copied onto another row', () => {
     const store = open();
     store.secrets.put('default', 'database-password', 'db-1', 'one');
     store.secrets.put('default', 'database-password', 'db-2', 'two');

@@ -3,7 +3,7 @@
  * tenant, purpose and name. The keyring is loaded on first use of a secret (so commands that
  * never touch one never create a key file) and reloaded when another process has rotated it.
  */
-import type Database from 'better-sqlite3';
+import type { SqlConnection } from './connection.js';
 import { openSecret, sealSecret, SecretIntegrityError, UnknownMasterKeyError, unwrapDataKey, wrapDataKey, type Keyring, type MasterKey } from '../secrets/envelope.js';
 import { describeKeyring, type LoadedKeyring, type MasterKeyDescription } from '../secrets/keyring.js';
 import { MasterKeyError } from '../secrets/master-key.js';
@@ -29,7 +29,7 @@ export class EncryptedSecrets implements SecretStore, DataKeyWrapper {
   private loaded: LoadedKeyring | undefined;
 
   constructor(
-    private readonly db: Database.Database,
+    private readonly db: SqlConnection,
     private readonly loadKeyring: () => LoadedKeyring,
   ) {
     this.sql = new StatementCache(db);

@@ -4,7 +4,7 @@
  * presenting a used one again revokes the whole session, and with it every access token that
  * names the session.
  */
-import type Database from 'better-sqlite3';
+import type { SqlConnection, SqlStatement } from './connection.js';
 import type { Role } from '../auth/roles.js';
 import { StatementCache } from './sqlite.js';
 
@@ -55,9 +55,9 @@ const PRINCIPAL_SQL = `
 
 export class AuthSessions {
   private readonly sql: StatementCache;
-  private readonly principal: Database.Statement;
+  private readonly principal: SqlStatement;
 
-  constructor(private readonly db: Database.Database) {
+  constructor(private readonly db: SqlConnection) {
     this.sql = new StatementCache(db);
     this.principal = db.prepare(PRINCIPAL_SQL);
   }

@@ -4,7 +4,7 @@
  * The newest unretired key signs; a superseded key keeps verifying until `retired_at`, by
  * which time every token it signed has expired.
  */
-import type Database from 'better-sqlite3';
+import type { SqlConnection, SqlStatement } from './connection.js';
 import { StatementCache } from './sqlite.js';
 import type { EncryptedSecrets } from './secrets.js';
 
@@ -40,11 +40,11 @@ const toRecord = (row: KeyRow): SigningKeyRecord => ({ kid: row.kid, alg: row.al
 
 export class SigningKeys {
   private readonly sql: StatementCache;
-  private readonly byKid: Database.Statement;
-  private readonly activeKey: Database.Statement;
+  private readonly byKid: SqlStatement;
+  private readonly activeKey: SqlStatement;
 
   constructor(
-    private readonly db: Database.Database,
+    private readonly db: SqlConnection,
     private readonly secrets: EncryptedSecrets,
   ) {
     this.sql = new StatementCache(db);

@@ -11,6 +11,7 @@ import Database from 'better-sqlite3';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { STATE_FILE } from './sqlite.js';
 import { Store } from './store.js';
+import { itOnSqliteFile } from '../../test/support/store-engine.js';
 
 let dir: string;
 let store: Store;
@@ -39,7 +40,7 @@ describe('GitSources', () => {
     }
   });
 
-  it('keeps the webhook secret and credentials sealed, and gives them back', () => {
+  itOnSqliteFile('keeps the webhook secret and credentials sealed, and gives them back', () => {
     const secret = 'webhook-secret-in-the-clear';
     const source = store.sources.create('default', {
       name: 'private', url: 'https://git.invalid/p.git', ref: 'main', path: '', intervalSeconds: 60, prune: true,

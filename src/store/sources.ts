@@ -5,7 +5,7 @@
  * live encrypted in the secrets table, under the source's id.
  */
 import { randomUUID } from 'node:crypto';
-import type Database from 'better-sqlite3';
+import type { SqlConnection } from './connection.js';
 import { ConflictError, NotFoundError } from '../model/errors.js';
 import type { Condition } from '../model/resource.js';
 import type { EncryptedSecrets } from './secrets.js';
@@ -138,7 +138,7 @@ function fromRow(row: SourceRow): GitSource {
 export class GitSources {
   private readonly sql: StatementCache;
 
-  constructor(private readonly db: Database.Database, private readonly secrets: EncryptedSecrets) {
+  constructor(private readonly db: SqlConnection, private readonly secrets: EncryptedSecrets) {
     this.sql = new StatementCache(db);
   }
 

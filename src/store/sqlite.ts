@@ -16,6 +16,7 @@
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
+import type { SqlConnection } from './connection.js';
 import { migrate } from './migrate.js';
 
 export { StatementCache } from './statement-cache.js';
@@ -59,7 +60,7 @@ export interface DurabilitySettings {
 
 const SYNCHRONOUS_LEVELS = ['OFF', 'NORMAL', 'FULL', 'EXTRA'];
 
-export function durabilitySettings(db: Database.Database): DurabilitySettings {
+export function durabilitySettings(db: SqlConnection): DurabilitySettings {
   const level = db.pragma('synchronous', { simple: true }) as number;
   return {
     journalMode: String(db.pragma('journal_mode', { simple: true })),

@@ -3,7 +3,7 @@
  * `pinsFor(tenant)` is what the SSH transport reads and writes; the first pin of a host wins
  * (a concurrent writer's pin is kept, and the transport compares against it).
  */
-import type Database from 'better-sqlite3';
+import type { SqlConnection } from './connection.js';
 import { nowIso, StatementCache } from './sqlite.js';
 
 export interface SshHostKeyRecord {
@@ -22,7 +22,7 @@ export interface TenantHostKeyPins {
 export class SshHostKeys {
   private readonly sql: StatementCache;
 
-  constructor(db: Database.Database) {
+  constructor(db: SqlConnection) {
     this.sql = new StatementCache(db);
   }
 

@@ -6,6 +6,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { ConflictError, NotFoundError, PreconditionFailedError } from '../model/errors.js';
 import type { AnyManifest } from '../model/resource.js';
 import { Store } from './store.js';
+import { itOnSqliteFile } from '../../test/support/store-engine.js';
 
 const provider: AnyManifest = { apiVersion: 'cairn.dev/v1', kind: 'Provider', metadata: { name: 'sandbox' }, spec: { vendor: 'sandbox' } };
 const server = (size = 'small', labels?: Record<string, string>): AnyManifest => ({
@@ -33,7 +34,7 @@ afterEach(() => {
 });
 
 describe('Store', () => {
-  it('creates resources at generation 1 with a pending status, in WAL mode', () => {
+  itOnSqliteFile('creates resources at generation 1 with a pending status, in WAL mode', () => {
     const outcome = store.resources.apply('default', 'api', [provider, server()]);
     expect(outcome.results.map((r) => r.action)).toEqual(['created', 'created']);
     const web = store.resources.find('default', { kind: 'Server', namespace: 'default', name: 'web-1' });

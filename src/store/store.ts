@@ -3,7 +3,7 @@
  * folder; the rest of cairn sees only these narrow interfaces (kept narrow so a PostgreSQL
  * store can stand in for it later).
  */
-import type Database from 'better-sqlite3';
+import type { SqlConnection } from './connection.js';
 import { loadKeyring, type LoadedKeyring } from '../secrets/keyring.js';
 import { SealedFileDirectory, sealedBackupsDir } from '../secrets/sealed-files.js';
 import { Actions } from './actions.js';
@@ -36,7 +36,8 @@ import { AuthSessions } from './sessions.js';
 import { GitSources } from './sources.js';
 import { SigningKeys } from './signing-keys.js';
 import { SshHostKeys } from './ssh-host-keys.js';
-import { durabilitySettings, openSqlite, type DurabilitySettings } from './sqlite.js';
+import { durabilitySettings, type DurabilitySettings } from './sqlite.js';
+import { openStateDatabase, type StoreEngine } from './open-connection.js';
 import { Tenants } from './tenants.js';
 import { Users } from './users.js';
 
@@ -45,6 +46,8 @@ export interface StoreOptions {
   env?: NodeJS.ProcessEnv;
   /** How many tombstones of removed resources are kept for resuming watches (default TOMBSTONES_KEPT). */
   tombstonesKept?: number;
+  /** Where the state lives: 'sqlite' (in the data dir) or a postgres:// URL. Default: CAIRN_STORE of `env`. */
+  store?: string;
 }
 
 export class Store {
@@ -100,7 +103,9 @@ export class Store {
   readonly commits: CommitGroup;
 
   private constructor(
-    private readonly db: Database.Database,
+    private readonly db: SqlConnection,
+    /** The engine the state lives on: SQLite in the data dir, or a PostgreSQL database several processes share. */
+    readonly engine: StoreEngine,
     readonly dataDir: string,
     private readonly env: NodeJS.ProcessEnv,
     tombstonesKept?: number,
@@ -143,7 +148,9 @@ export class Store {
   }
 
   static open(dataDir: string, options: StoreOptions = {}): Store {
-    return new Store(openSqlite(dataDir), dataDir, options.env ?? process.env, options.tombstonesKept);
+    const env = options.env ?? process.env;
+    const { connection, engine } = openStateDatabase(dataDir, options.store ?? env.CAIRN_STORE);
+    return new Store(connection, engine, dataDir, env, options.tombstonesKept);
   }
 
   /** Re-encrypts every secret, and re-wraps every sealed backup's data key, under a new master key (`cairn keys rotate`). */

@@ -3,7 +3,7 @@
  * `default` tenant exists from the first migration; others get a UUID id.
  */
 import { randomUUID } from 'node:crypto';
-import type Database from 'better-sqlite3';
+import type { SqlConnection } from './connection.js';
 import { nowIso, StatementCache } from './sqlite.js';
 
 export interface TenantRecord {
@@ -23,7 +23,7 @@ const toRecord = (row: TenantRow): TenantRecord => ({ id: row.id, name: row.name
 export class Tenants {
   private readonly sql: StatementCache;
 
-  constructor(db: Database.Database) {
+  constructor(db: SqlConnection) {
     this.sql = new StatementCache(db);
   }
 

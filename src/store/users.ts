@@ -3,7 +3,7 @@
  * unique regardless of case; passwords only as hashes (see ../auth/passwords.ts).
  */
 import { randomUUID } from 'node:crypto';
-import type Database from 'better-sqlite3';
+import type { SqlConnection } from './connection.js';
 import type { Role } from '../auth/roles.js';
 import { nowIso, StatementCache } from './sqlite.js';
 
@@ -52,7 +52,7 @@ const toMembership = (row: MembershipRow): MembershipRecord => ({ tenantId: row.
 export class Users {
   private readonly sql: StatementCache;
 
-  constructor(private readonly db: Database.Database) {
+  constructor(private readonly db: SqlConnection) {
     this.sql = new StatementCache(db);
   }
 

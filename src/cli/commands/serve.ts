@@ -11,6 +11,7 @@ import { createServer as createHttpsServer } from 'node:https';
 import { createServer as createHttpServer, type Server } from 'node:http';
 import type { Command } from 'commander';
 import { Controller, LeaseHeldError } from '../../reconcile/controller.js';
+import { storeEngineOf } from '../../store/open-connection.js';
 import { Store } from '../../store/store.js';
 import { CliError } from '../cli-error.js';
 import { controllerOptionsFromEnv } from '../controller-options.js';
@@ -42,6 +43,7 @@ interface ServeOptions {
   kubeconfig?: string;
   namespace?: string;
   localVendorTenants?: string;
+  store?: string;
 }
 
 const LEASE_RETRY_MS = 2_000;
@@ -73,10 +75,17 @@ export function registerServeCommand(program: Command): void {
       .option('--namespace <ns>', 'with --kubernetes: watch only this namespace (the Lease lives there too)')
       .option('--apply <path...>', 'apply these manifests at start (as `cairn apply --auto-approve` would) and report their progress')
       .option('--local-vendor-tenants <tenants>', `comma list of tenants (names or ids) that may use the local vendor, which runs their apps on this host (env ${LOCAL_VENDOR_TENANTS_SETTING}; default: default)`)
+      .option('--store <where>', "where the state lives: sqlite (in the data dir) or a postgres:// URL that several cairn replicas share (env CAIRN_STORE; default sqlite)")
       .option('--watch <dir...>', 'apply the manifests in these directories, and again whenever they change (development; prunes what disappears)'),
   ).action(async (options: ServeOptions) => {
     // The flag mirrors the setting: every part of cairn reads the setting.
     if (options.localVendorTenants !== undefined) process.env[LOCAL_VENDOR_TENANTS_SETTING] = options.localVendorTenants;
+    if (options.store !== undefined) process.env.CAIRN_STORE = options.store;
+    try {
+      storeEngineOf(process.env.CAIRN_STORE);
+    } catch (error) {
+      throw new CliError((error as Error).message);
+    }
     try {
       currentOutboundPolicy();
     } catch (error) {

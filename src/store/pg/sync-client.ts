@@ -1,0 +1,186 @@
+/**
+ * @module A blocking PostgreSQL client: the store's callers are synchronous (they were written
+ * for better-sqlite3), so a worker thread holds the `pg` connection and the calling thread waits
+ * for each answer on a shared flag (`Atomics.wait`). One connection serves the whole store: the
+ * calling thread is single-threaded and blocks on every statement, so a transaction's statements
+ * all run on that connection in order, as they do on SQLite's.
+ */
+import { createRequire } from 'node:module';
+import { MessageChannel, receiveMessageOnPort, Worker } from 'node:worker_threads';
+
+export interface QueryAnswer {
+  rows: unknown[];
+  rowCount: number;
+}
+
+export interface SyncPgOptions {
+  /** How long one statement may take before the store gives up on the database (default 60 s). */
+  statementTimeoutMs?: number;
+  /** How long connecting may take (default 15 s). */
+  connectTimeoutMs?: number;
+}
+
+export interface StatementOptions {
+  /**
+   * Inside a transaction: run under a savepoint, so that a failure undoes only this statement
+   * and the transaction goes on (PostgreSQL would otherwise refuse everything until ROLLBACK).
+   */
+  savepoint?: boolean;
+}
+
+/** A PostgreSQL error, with the server's SQLSTATE (`23505` a unique violation, say). */
+export class PostgresError extends Error {
+  override readonly name = 'PostgresError';
+  constructor(message: string, readonly code: string | undefined, readonly detail: string | undefined) {
+    super(message);
+  }
+}
+
+/**
+ * The worker's code, run with `eval` so it loads the same way from the sources under test, from
+ * tsc's output and from the CLI bundle; `pg` is required by the absolute path the caller resolved.
+ * Integers (int8) and numerics come back as numbers and booleans as 1/0, as SQLite gives them.
+ */
+const WORKER_SOURCE = `
+const { workerData } = require('node:worker_threads');
+const { port, flag, url, connectTimeoutMs } = workerData;
+let client;
+let broken;
+try {
+  const pg = require(workerData.pgPath);
+  const types = new pg.TypeOverrides();
+  types.setTypeParser(20, (v) => Number(v));
+  types.setTypeParser(1700, (v) => Number(v));
+  types.setTypeParser(16, (v) => (v === 't' ? 1 : 0));
+  client = new pg.Client({ connectionString: url, types, connectionTimeoutMillis: connectTimeoutMs });
+  client.on('error', (error) => { broken = error; });
+} catch (error) {
+  broken = error;
+}
+port.on('message', async (request) => {
+  const answer = (message) => { port.postMessage({ id: request.id, ...message }); Atomics.store(flag, 0, 1); Atomics.notify(flag, 0); };
+  try {
+    if (broken) throw broken;
+    if (request.op === 'connect') { await client.connect(); answer({ rows: [], rowCount: 0 }); return; }
+    if (request.op === 'end') { await client.end(); answer({ rows: [], rowCount: 0 }); port.close(); return; }
+    const run = () => request.values === undefined
+      ? client.query(request.text)
+      : client.query({ text: request.text, values: request.values, rowMode: request.rowMode });
+    let result;
+    if (request.savepoint) {
+      await client.query('SAVEPOINT cairn_statement');
+      try {
+        result = await run();
+      } catch (error) {
+        await client.query('ROLLBACK TO SAVEPOINT cairn_statement; RELEASE SAVEPOINT cairn_statement');
+        throw error;
+      }
+      await client.query('RELEASE SAVEPOINT cairn_statement');
+    } else {
+      result = await run();
+    }
+    const last = Array.isArray(result) ? result[result.length - 1] : result;
+    answer({ rows: last.rows ?? [], rowCount: last.rowCount ?? 0 });
+  } catch (error) {
+    answer({ error: { message: error.message, code: error.code, detail: error.detail } });
+  }
+});
+`;
+
+interface Answer extends QueryAnswer {
+  id: number;
+  error?: { message: string; code?: string; detail?: string };
+}
+
+export class SyncPgClient {
+  private readonly worker: Worker;
+  private readonly port;
+  private readonly flag = new Int32Array(new SharedArrayBuffer(4));
+  private readonly statementTimeoutMs: number;
+  private ended = false;
+  private requests = 0;
+
+  constructor(url: string, options: SyncPgOptions = {}) {
+    this.statementTimeoutMs = options.statementTimeoutMs ?? 60_000;
+    const { port1, port2 } = new MessageChannel();
+    this.port = port1;
+    const pgPath = createRequire(import.meta.url).resolve('pg');
+    const connectTimeoutMs = options.connectTimeoutMs ?? 15_000;
+    this.worker = new Worker(WORKER_SOURCE, {
+      eval: true,
+      workerData: { pgPath, port: port2, flag: this.flag, url, connectTimeoutMs },
+      transferList: [port2],
+    });
+    this.worker.unref();
+    try {
+      this.call({ op: 'connect' }, connectTimeoutMs + 5_000, 'connecting to PostgreSQL');
+    } catch (error) {
+      void this.worker.terminate();
+      throw error;
+    }
+  }
+
+  /** Runs SQL without parameters (several statements allowed); answers the last one's rows. */
+  exec(text: string, options: StatementOptions = {}): QueryAnswer {
+    return this.call({ op: 'query', text, savepoint: options.savepoint }, this.statementTimeoutMs, text);
+  }
+
+  /** Runs one statement with parameters ($1, $2…). */
+  query(text: string, values: unknown[], rowMode?: 'array', options: StatementOptions = {}): QueryAnswer {
+    return this.call({ op: 'query', text, values, rowMode, savepoint: options.savepoint }, this.statementTimeoutMs, text);
+  }
+
+  get closed(): boolean {
+    return this.ended;
+  }
+
+  close(): void {
+    if (this.ended) return;
+    this.ended = true;
+    try {
+      this.call({ op: 'end' }, 5_000, 'closing the connection');
+    } finally {
+      void this.worker.terminate();
+    }
+  }
+
+  private call(request: object, timeoutMs: number, what: string): Answer {
+    if (this.ended && (request as { op: string }).op !== 'end') throw new Error('the PostgreSQL store is closed');
+    const id = ++this.requests;
+    Atomics.store(this.flag, 0, 0);
+    this.port.postMessage({ ...request, id });
+    const deadline = Date.now() + timeoutMs;
+    for (;;) {
+      const answer = this.take(id);
+      if (answer?.error) throw new PostgresError(`${constraintKind(answer.error.code)}PostgreSQL: ${answer.error.message} (in: ${clip(what)})`, answer.error.code, answer.error.detail);
+      if (answer) return answer;
+      const left = deadline - Date.now();
+      if (left <= 0) throw new PostgresError(`PostgreSQL did not answer within ${timeoutMs / 1000} s (in: ${clip(what)})`, undefined, undefined);
+      // The worker posts its answer before it raises the flag, so after the flag the answer is there.
+      Atomics.wait(this.flag, 0, 0, Math.min(left, 1_000));
+      Atomics.store(this.flag, 0, 0);
+    }
+  }
+
+  /** The answer to request `id`, if it has come; answers to earlier requests that timed out are dropped. */
+  private take(id: number): Answer | undefined {
+    for (let received = receiveMessageOnPort(this.port); received; received = receiveMessageOnPort(this.port)) {
+      const answer = received.message as Answer;
+      if (answer.id === id) return answer;
+    }
+    return undefined;
+  }
+}
+
+/** Constraint failures are named as SQLite names them, so a message reads the same on both engines. */
+const CONSTRAINT_KINDS: Record<string, string> = { '23505': 'UNIQUE', '23503': 'FOREIGN KEY', '23514': 'CHECK', '23502': 'NOT NULL' };
+
+function constraintKind(code: string | undefined): string {
+  const kind = code === undefined ? undefined : CONSTRAINT_KINDS[code];
+  return kind ? `${kind} constraint failed: ` : '';
+}
+
+function clip(sql: string): string {
+  const flat = sql.replace(/\s+/g, ' ').trim();
+  return flat.length > 120 ? `${flat.slice(0, 117)}...` : flat;
+}

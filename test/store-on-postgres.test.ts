@@ -1,0 +1,82 @@
+/**
+ * @module The store on PostgreSQL (CAIRN_STORE=postgres://…, issue #20): what the connection adds to
+ * SQLite's behaviour — a failed statement inside a transaction undoes only itself, two stores on
+ * one database (two replicas) see each other's commits and take turns writing, and the settings
+ * are checked with errors that name what is wrong and never repeat a password.
+ */
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, describe, expect, inject, it } from 'vitest';
+import { openStateDatabase, storeEngineOf } from '../src/store/open-connection.js';
+import { SyncPgClient } from '../src/store/pg/sync-client.js';
+import { Store } from '../src/store/store.js';
+
+const adminUrl = inject('postgresAdminUrl');
+const scratch = mkdtempSync(join(tmpdir(), 'cairn-store-pg-'));
+afterAll(() => rmSync(scratch, { recursive: true, force: true }));
+
+function freshDatabase(name: string): string {
+  const admin = new SyncPgClient(adminUrl);
+  try {
+    admin.exec(`CREATE DATABASE ${name}`);
+  } finally {
+    admin.close();
+  }
+  return adminUrl.replace(/\/[^/]*$/, `/${name}`);
+}
+
+const PROVIDER = { apiVersion: 'cairn.dev/v1', kind: 'Provider', metadata: { name: 'sandbox' }, spec: { vendor: 'sandbox' } } as const;
+
+describe.runIf(adminUrl)('the store on PostgreSQL', () => {
+  it('undoes only the statement that failed inside a transaction, as SQLite does', () => {
+    const { connection } = openStateDatabase(scratch, freshDatabase('only_the_statement'));
+    try {
+      connection.transaction(() => {
+        connection.prepare(`INSERT INTO tenants (id, name, created_at) VALUES (?, ?, ?)`).run('t1', 'one', 'now');
+        expect(() => connection.prepare(`INSERT INTO tenants (id, name, created_at) VALUES (?, ?, ?)`).run('t1', 'again', 'now')).toThrow(/UNIQUE constraint failed/);
+        connection.prepare(`INSERT INTO tenants (id, name, created_at) VALUES (?, ?, ?)`).run('t2', 'two', 'now');
+      }).immediate();
+      const names = connection.prepare(`SELECT name FROM tenants WHERE id IN ('t1', 't2') ORDER BY id`).all() as Array<{ name: string }>;
+      expect(names.map((row) => row.name)).toEqual(['one', 'two']);
+      expect(() => connection.transaction(() => {
+        connection.prepare(`INSERT INTO tenants (id, name, created_at) VALUES (?, ?, ?)`).run('t3', 'three', 'now');
+        throw new Error('changed my mind');
+      }).immediate()).toThrow('changed my mind');
+      expect(connection.prepare(`SELECT COUNT(*) AS n FROM tenants WHERE id = 't3'`).get()).toEqual({ n: 0 });
+    } finally {
+      connection.close();
+    }
+  });
+
+  it('lets two stores on one database (two replicas) see each other and take turns writing', () => {
+    const url = freshDatabase('two_replicas');
+    const one = Store.open(join(scratch, 'one'), { store: url });
+    const two = Store.open(join(scratch, 'two'), { store: url });
+    try {
+      expect(one.engine).toBe('postgres');
+      const { results } = one.resources.apply('default', 'cli', [PROVIDER]);
+      const uid = results[0]!.uid;
+      expect(two.resources.get(uid)?.name).toBe('sandbox');
+      // A transaction holds the write lock to its end: the other replica's transaction waits for it.
+      const before = two.resources.revision();
+      one.transaction(() => {
+        one.resources.touch(uid);
+        expect(two.resources.revision()).toBe(before); // not committed yet: the other sees the old revision
+      });
+      expect(two.resources.revision()).toBeGreaterThan(before);
+    } finally {
+      one.close();
+      two.close();
+    }
+  });
+
+  it('refuses a setting that is neither sqlite nor a postgres URL, and an unreachable server, without repeating the password', () => {
+    expect(storeEngineOf(undefined)).toBe('sqlite');
+    expect(storeEngineOf('postgresql://x@h/db')).toBe('postgres');
+    expect(() => storeEngineOf('mysql://admin:hunter2@db/cairn')).toThrow(/must be 'sqlite' or a postgres:\/\/ URL, not 'mysql:\/\/admin:\*\*\*@db\/cairn'/);
+    const closedPort = adminUrl.replace(/:\d+\//, ':1/').replace(/:\/\/([^:]+):[^@]+@/, '://$1:hunter2@');
+    expect(() => openStateDatabase(scratch, closedPort)).toThrow(/cannot reach the PostgreSQL store at postgres:\/\/cairn_test:\*\*\*@127\.0\.0\.1:1\//);
+    expect(() => openStateDatabase(scratch, closedPort)).not.toThrow(/hunter2/);
+  });
+});
