@@ -192,9 +192,8 @@ export class Controller {
       const last = this.seen.get(r.uid);
       if (!last || last.generation !== r.generation || last.deleting !== r.deleting || last.annotations !== r.annotations || last.wakes !== r.wakes) {
         this.seen.set(r.uid, { generation: r.generation, deleting: r.deleting, annotations: r.annotations, wakes: r.wakes });
-        // Sharded: another replica reconciles it; this one queues it if it takes the shard.
-        if (this.ownership && !this.ownership.holds(r.uid)) continue;
-        this.queue.add(r.uid);
+        // Sharded: a resource of a shard held elsewhere is another replica's (queued here if this one takes the shard).
+        if (!this.ownership || this.ownership.holds(r.uid)) this.queue.add(r.uid);
         if (r.kind === 'Provider' && last && (last.generation !== r.generation || last.wakes !== r.wakes)) this.wakeUsersOf(r.uid);
       }
     }
@@ -209,7 +208,7 @@ export class Controller {
   private wakeUsersOf(providerUid: string): void {
     const provider = this.store.resources.get(providerUid);
     if (!provider) return;
-    for (const user of this.store.resources.usersOf(provider)) this.queue.add(user.uid);
+    for (const user of this.store.resources.usersOf(provider)) if (!this.ownership || this.ownership.holds(user.uid)) this.queue.add(user.uid);
   }
 
   /** Resources queued now and waiting for a worker, by kind (not those delayed or being reconciled). */
