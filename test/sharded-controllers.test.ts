@@ -126,7 +126,8 @@ describe('sharded controllers', () => {
     // Its leases run until they expire: nobody takes them early.
     expect(a.store.shardLeases.held(gone.controller.holderId).map((h) => h.shard).sort((x, y) => x - y)).toEqual([...orphaned].sort((x, y) => x - y));
     await until('the others to hold every shard', () => shardsHeld(a).length + shardsHeld(b).length === SHARDS, 3 * TTL);
-    expect(Date.now() - stoppedAt).toBeLessThan(TTL + TTL / 3 + 500);
+    // Expired at most one TTL after its last renewal, taken at the next pass of the others (TTL/3); slack for a busy machine.
+    expect(Date.now() - stoppedAt).toBeLessThan(2 * TTL);
     expect(shardsHeld(a).length).toBe(16);
     const servers = applyServers(a.store, Array.from({ length: 12 }, (_, i) => `api-${i}`));
     expect(servers.some((s) => orphaned.has(shardOf(s.uid)))).toBe(true);
