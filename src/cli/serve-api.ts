@@ -9,6 +9,7 @@ import { createApiApp } from '../api/app.js';
 import type { ReadinessProbe } from '../api/health.js';
 import { createMetricsRegistry } from '../api/metrics.js';
 import { createReconcileMetrics, type ReconcileMetrics } from '../api/reconcile-metrics.js';
+import { createShardMetrics } from '../api/shard-metrics.js';
 import { AuthService } from '../auth/auth-service.js';
 import { identitySignInFromEnv, type IdentitySignIn } from '../auth/identity-providers/identity-sign-in.js';
 import { IdentitySettingsError } from '../auth/identity-providers/settings.js';
@@ -52,6 +53,7 @@ export async function buildApi(
   const logger = createLogger({ level: logLevelFromEnv() });
   const metrics = createMetricsRegistry();
   const reconcileMetrics = createReconcileMetrics(metrics, { queueDepthByKind: () => hooks.controller().queueDepthByKind() });
+  createShardMetrics(metrics, { heldShards: () => hooks.controller().heldShards() });
   const key = store.secrets.describeMasterKey();
   if (key.source === 'generated') {
     console.log(`generated a master key at ${key.path} (mode 0600; key id ${key.keyId}); back it up: without it, stored credentials cannot be read. Set CAIRN_MASTER_KEY to keep the key outside the data dir.`);

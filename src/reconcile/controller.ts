@@ -2,7 +2,9 @@
  * @module The reconcile loop: holds the data dir's lease, follows the store's change feed,
  * queues resources whose desired state changed, and runs reconciles on a pool of workers with
  * caps per kind and per provider. Failures are retried with per-item backoff; converged
- * resources are looked at again on a jittered resync interval (drift checks).
+ * resources are looked at again on a jittered resync interval (drift checks). Sharded (several
+ * replicas on one store), it holds leases on its share of the uid shards instead (shard-ownership.ts)
+ * and reconciles only their resources, each behind its shard's fence (fenced-store.ts).
  */
 import { randomUUID } from 'node:crypto';
 import { setMaxListeners } from 'node:events';
@@ -11,10 +13,12 @@ import type { Kind } from '../model/kinds.js';
 import type { AnyStoredResource } from '../model/resource.js';
 import type { Store } from '../store/store.js';
 import type { LeaseHolder } from '../store/lease.js';
+import { FencedWriteError, type HeldShard } from '../store/shard-leases.js';
 import type { CallDeadlines } from './call-deadlines.js';
 import type { ReconcileContext } from './context.js';
 import { type DriverPool, driverPoolFor } from './driver-pool.js';
 import { dependencyKey } from './dependencies.js';
+import { ShardOwnership } from './shard-ownership.js';
 import { defaultControllerRateLimiter } from './rate-limiter.js';
 import { REASON_CANCELLED, reconcileResource, type ReconcileOutcome } from './reconcile-resource.js';
 import { KeyedSlots, type Slots } from './semaphore.js';
@@ -43,6 +47,21 @@ export interface ControllerOptions {
   onReconciled?: (resource: AnyStoredResource, outcome: ReconcileOutcome, durationMs: number) => void;
   /** Told when the lease is lost to another process: reconciling has stopped. */
   onLeaseLost?: () => void;
+  /**
+   * Share reconciling with other replicas on the same store: hold leases on a fair share of the
+   * uid shards (no LeaseHeldError), reconcile only their resources, and fence every write.
+   */
+  sharded?: boolean;
+  /** Sharded: told when a reconcile's write was refused because its shard's lease was lost (the shard is dropped). */
+  onFenced?: (resource: AnyStoredResource, error: FencedWriteError) => void;
+  /** Sharded: told when a lease pass could not be made (the database was busy, say); the next pass tries again. */
+  onLeaseError?: (error: unknown) => void;
+  /**
+   * Group the loop's writes into one commit every few milliseconds (default true; commit-group.ts).
+   * Off for several controllers in one process on one database: one's open group would make the
+   * others' writes wait on a lock only the blocked thread could release.
+   */
+  groupCommits?: boolean;
 }
 
 export class LeaseHeldError extends Error {
@@ -81,23 +100,38 @@ export class Controller {
   private feedTimer: NodeJS.Timeout | undefined;
   private leaseTimer: NodeJS.Timeout | undefined;
   private running = false;
+  /** Sharded: the shards this replica holds and the reconcile context fenced by each. */
+  private readonly ownership: ShardOwnership | undefined;
 
   constructor(private readonly store: Store, private readonly options: ControllerOptions) {
     // Every driver call in flight listens on it (and lets go when it ends): as many as there are workers, legitimately.
     setMaxListeners(0, this.stopping.signal);
     this.drivers = driverPoolFor(store, options.dataDir, options.requestTimeoutMs ?? 10_000, {
-      groupWrites: true,
+      groupWrites: options.groupCommits !== false,
       stopping: this.stopping.signal,
       ...(options.deadlines ? { deadlines: options.deadlines } : {}),
     });
     this.perKind = new KeyedSlots(() => options.perKind ?? 64);
     this.perProvider = new KeyedSlots(() => options.perProvider ?? 32);
-    const resync = options.resyncMs ?? {};
-    this.context = {
+    this.context = this.contextFor(store);
+    if (options.sharded === true) {
+      this.ownership = new ShardOwnership(store, this.holderId, options.leaseTtlMs ?? 15_000, {
+        contextFor: (fenced) => this.contextFor(fenced),
+        gained: (shard) => this.queueShard(shard),
+        dropped: (shard) => this.queue.dropWhere((uid) => this.ownership?.shardOf(uid) === shard),
+        ...(options.onLeaseError ? { onError: options.onLeaseError } : {}),
+      });
+    }
+  }
+
+  /** The reconcile context writing through `store` (the store itself, or a view of it fenced by a shard lease). */
+  private contextFor(store: Store): ReconcileContext {
+    const resync = this.options.resyncMs ?? {};
+    return {
       store,
       drivers: this.drivers,
-      pollMs: options.pollMs ?? 1_000,
-      now: options.clock ?? (() => new Date()),
+      pollMs: this.options.pollMs ?? 1_000,
+      now: this.options.clock ?? (() => new Date()),
       resyncMs: (kind) => (resync[kind] ?? DEFAULT_RESYNC_MS) * (0.9 + 0.2 * Math.random()),
       record: (r, type, reason, message) =>
         store.events.append({ tenant: r.tenant, uid: r.uid, kind: r.kind, namespace: r.namespace, name: r.name, type, reason, message }),
@@ -106,23 +140,41 @@ export class Controller {
     };
   }
 
-  /** The live process reconciling the data dir now, if any. */
+  /** The live process reconciling the data dir now, if any: the lease holder, or a live replica of a sharded cluster. */
   static activeReconciler(store: Store): LeaseHolder | undefined {
-    return store.leases.activeHolder(LEASE_NAME);
+    return store.leases.activeHolder(LEASE_NAME) ?? store.shardLeases.liveReplicas()[0];
   }
 
-  /** Takes the lease (or throws LeaseHeldError) and starts reconciling everything in the store. */
+  /** Sharded: the shards this replica holds now, with their tokens (empty when not sharded). */
+  heldShards(): HeldShard[] {
+    return this.ownership?.held() ?? [];
+  }
+
+  /**
+   * Takes the lease (or throws LeaseHeldError) and starts reconciling everything in the store;
+   * sharded, joins the replicas instead (LeaseHeldError only while an unsharded process reconciles).
+   */
   start(): void {
     const ttl = this.options.leaseTtlMs ?? 15_000;
-    const attempt = this.store.leases.tryAcquire(LEASE_NAME, this.holderId, ttl);
-    if (!attempt.acquired) throw new LeaseHeldError(attempt.heldBy);
-    this.running = true;
-    this.leaseTimer = setInterval(() => {
-      if (!this.store.leases.renew(LEASE_NAME, this.holderId, ttl)) {
-        void this.stop().then(() => this.options.onLeaseLost?.());
-      }
-    }, ttl / 3);
-    this.leaseTimer.unref();
+    if (this.ownership) {
+      const unsharded = this.store.leases.activeHolder(LEASE_NAME);
+      if (unsharded) throw new LeaseHeldError(unsharded);
+      this.running = true;
+      this.ownership.start();
+    } else {
+      // Replicas sharing the store reconcile it: a one-shot controller (cairn apply) follows them instead.
+      const replica = this.store.shardLeases.liveReplicas()[0];
+      if (replica) throw new LeaseHeldError(replica);
+      const attempt = this.store.leases.tryAcquire(LEASE_NAME, this.holderId, ttl);
+      if (!attempt.acquired) throw new LeaseHeldError(attempt.heldBy);
+      this.running = true;
+      this.leaseTimer = setInterval(() => {
+        if (!this.store.leases.renew(LEASE_NAME, this.holderId, ttl)) {
+          void this.stop().then(() => this.options.onLeaseLost?.());
+        }
+      }, ttl / 3);
+      this.leaseTimer.unref();
+    }
     this.readFeed();
     this.feedTimer = setInterval(() => this.readFeed(), this.options.feedIntervalMs ?? 100);
     this.feedTimer.unref();
@@ -140,17 +192,23 @@ export class Controller {
       const last = this.seen.get(r.uid);
       if (!last || last.generation !== r.generation || last.deleting !== r.deleting || last.annotations !== r.annotations || last.wakes !== r.wakes) {
         this.seen.set(r.uid, { generation: r.generation, deleting: r.deleting, annotations: r.annotations, wakes: r.wakes });
-        this.queue.add(r.uid);
+        // Sharded: a resource of a shard held elsewhere is another replica's (queued here if this one takes the shard).
+        if (!this.ownership || this.ownership.holds(r.uid)) this.queue.add(r.uid);
         if (r.kind === 'Provider' && last && (last.generation !== r.generation || last.wakes !== r.wakes)) this.wakeUsersOf(r.uid);
       }
     }
+  }
+
+  /** A shard was taken: every resource of it is queued (a dead replica may have left work half done). */
+  private queueShard(shard: number): void {
+    for (const uid of this.seen.keys()) if (this.ownership?.shardOf(uid) === shard) this.queue.add(uid);
   }
 
   /** A Provider changed (spec, or credentials stored again): what stalled on it looks again now. */
   private wakeUsersOf(providerUid: string): void {
     const provider = this.store.resources.get(providerUid);
     if (!provider) return;
-    for (const user of this.store.resources.usersOf(provider)) this.queue.add(user.uid);
+    for (const user of this.store.resources.usersOf(provider)) if (!this.ownership || this.ownership.holds(user.uid)) this.queue.add(user.uid);
   }
 
   /** Resources queued now and waiting for a worker, by kind (not those delayed or being reconciled). */
@@ -167,18 +225,26 @@ export class Controller {
     return depth;
   }
 
-  async stop(): Promise<void> {
+  /**
+   * Stops reconciling and gives the lease back. `{ releaseLeases: false }` leaves the leases to
+   * expire, as a crashed process would (tests of takeover).
+   */
+  async stop(options: { releaseLeases?: boolean } = {}): Promise<void> {
     if (!this.running) return;
     this.running = false;
     clearInterval(this.feedTimer);
     clearInterval(this.leaseTimer);
+    this.ownership?.stop();
     this.queue.shutdown();
     // Calls in flight are cancelled, not waited for and not recorded as failures: a create under
     // way keeps its pending record and is found again by its key after a restart.
     this.stopping.abort();
     await Promise.all(this.workerLoops.splice(0));
     await this.drivers.close();
-    this.store.leases.release(LEASE_NAME, this.holderId);
+    if (options.releaseLeases !== false) {
+      if (this.ownership) this.store.shardLeases.leave(this.holderId);
+      else this.store.leases.release(LEASE_NAME, this.holderId);
+    }
     this.store.commits.commitNow(); // what the workers wrote is durable before stop() returns
   }
 
@@ -195,6 +261,12 @@ export class Controller {
   }
 
   private async process(uid: string): Promise<void> {
+    // Sharded: only resources of a shard held now, each reconciled behind that shard's fence.
+    const context = this.ownership ? this.ownership.contextOf(uid) : this.context;
+    if (!context) {
+      this.queue.forget(uid);
+      return;
+    }
     const resource = this.store.resources.get(uid);
     if (!resource) {
       this.queue.forget(uid);
@@ -219,8 +291,17 @@ export class Controller {
       if (!this.running) return;
       // The reconcile's writes join the open commit group (one fsync for many workers); its
       // vendor calls wait for that group's commit first (durable-drivers.ts).
-      this.store.commits.begin();
-      const outcome = await reconcileResource(this.context, resource);
+      if (this.options.groupCommits !== false) this.store.commits.begin();
+      let outcome: ReconcileOutcome;
+      try {
+        outcome = await reconcileResource(context, resource);
+      } catch (error) {
+        if (!(error instanceof FencedWriteError)) throw error;
+        // Another replica holds the shard now: this reconcile writes nothing more and is not retried here (the holder reconciles it).
+        this.ownership?.drop(error.shard);
+        this.options.onFenced?.(resource, error);
+        return;
+      }
       // Cut short by stop(): not a reconcile that failed, and nothing to schedule.
       if (!outcome.ok && outcome.failure.reason === REASON_CANCELLED) return;
       this.options.onReconciled?.(resource, outcome, performance.now() - started);

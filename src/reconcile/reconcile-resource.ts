@@ -4,12 +4,14 @@
  * status (written once, only if changed) and, for new failures, a Warning event; once that
  * status is written, a Ready event when the resource became ready and a Failed one when it
  * entered its failed phase (what event webhooks send as resource.ready and resource.failed).
+ * A FencedWriteError (sharded: the shard's lease was lost) ends it at once and is thrown on.
  */
 import type { Kind } from '../model/kinds.js';
 import type { AnyStoredResource } from '../model/resource.js';
 import type { ReconcileContext, ReconcileResult } from './context.js';
 import { isCancelled } from './call-deadlines.js';
 import { classifyFailure, type ClassifiedFailure } from './errors.js';
+import { FencedWriteError } from './fenced-store.js';
 import { REMOVED } from './managed.js';
 import { reconcileApp } from './reconcile-app.js';
 import { reconcileDatabase } from './reconcile-database.js';
@@ -34,6 +36,8 @@ export async function reconcileResource(ctx: ReconcileContext, resource: AnyStor
     if (result === REMOVED) return { ok: true, result: {}, becameReady: false, becameFailed: false };
     outcome = { ok: true, result, becameReady: !wasReady && draft.condition('Ready')?.status === 'True', becameFailed: becameFailed(resource, draft) };
   } catch (error) {
+    // Another replica holds the resource's shard now: nothing more is written, not even the failure.
+    if (error instanceof FencedWriteError) throw error;
     // Cut short because cairn is stopping: not the resource's failure. Nothing is recorded; what
     // was under way resumes on restart (a create in flight is found again by its key).
     if (isCancelled(error)) return { ok: false, failure: { kind: 'retry', reason: REASON_CANCELLED, message: (error as Error).message, retryAfterMs: 0 }, becameFailed: false };

@@ -36,6 +36,22 @@ describe('WorkQueue', () => {
     expect(q.snapshot()).toEqual(['b', 'c']);
   });
 
+  it('drops the matching items whether queued, delayed or re-added while processed, and their failures', async () => {
+    const q = queue();
+    q.add('a1');
+    q.add('b1');
+    q.addAfter('a2', 20);
+    q.addRateLimited('a3');
+    const processing = await q.get();
+    q.add('a1');
+    q.dropWhere((item) => item.startsWith('a'));
+    expect(q.snapshot()).toEqual(['b1']);
+    expect(q.delayedCount).toBe(0);
+    expect(q.failures('a3')).toBe(0);
+    q.done(processing ?? '');
+    expect(q.snapshot()).toEqual(['b1']);
+  });
+
   it('delays adds, keeping the earliest due time', async () => {
     const q = queue();
     q.addAfter('a', 1000);

@@ -95,6 +95,21 @@ export class WorkQueue<K> {
     return this.processing.size;
   }
 
+  /**
+   * Takes every item matching `drop` out of the queue, its delayed adds and its pending re-adds,
+   * and forgets its failures (a shard another replica took). An item being processed finishes.
+   */
+  dropWhere(drop: (item: K) => boolean): void {
+    const kept = this.queue.filter((item) => !drop(item));
+    this.queue.splice(0, this.queue.length, ...kept);
+    for (const item of [...this.dirty, ...this.waiting.keys()]) {
+      if (!drop(item)) continue;
+      this.dirty.delete(item);
+      this.cancelWaiting(item);
+      this.limiter.forget(item);
+    }
+  }
+
   shutdown(): void {
     this.shuttingDown = true;
     for (const { timer } of this.waiting.values()) clearTimeout(timer);

@@ -21,6 +21,7 @@ import { PLATFORM_MIGRATIONS_MIGRATION } from './migrations/015-migrations.js';
 import { EVENT_WEBHOOKS_MIGRATION } from './migrations/016-event-webhooks.js';
 import { DEPLOY_ON_PUSH_MIGRATION } from './migrations/017-deploy-on-push.js';
 import { DASHBOARD_PREFERENCES_MIGRATION } from './migrations/018-dashboard-preferences.js';
+import { SHARD_LEASES_MIGRATION } from './migrations/019-shard-leases.js';
 
 export const MIGRATIONS: readonly string[] = [
   RESOURCES_MIGRATION,
@@ -41,6 +42,7 @@ export const MIGRATIONS: readonly string[] = [
   EVENT_WEBHOOKS_MIGRATION,
   DEPLOY_ON_PUSH_MIGRATION,
   DASHBOARD_PREFERENCES_MIGRATION,
+  SHARD_LEASES_MIGRATION,
 ];
 
 /**

@@ -34,6 +34,7 @@ import { Resources } from './resources.js';
 import { EncryptedSecrets } from './secrets.js';
 import { AuthSessions } from './sessions.js';
 import { GitSources } from './sources.js';
+import { ShardLeases } from './shard-leases.js';
 import { SigningKeys } from './signing-keys.js';
 import { SshHostKeys } from './ssh-host-keys.js';
 import { durabilitySettings, type DurabilitySettings } from './sqlite.js';
@@ -59,6 +60,8 @@ export class Store {
   readonly events: EventLog;
   readonly operations: PendingOperations;
   readonly leases: Leases;
+  /** Leases on shards of the uid space, for replicas that share reconciling one store. */
+  readonly shardLeases: ShardLeases;
   readonly idempotencyKeys: IdempotencyKeys;
   /** Backups of databases (manual, scheduled, final). */
   readonly backups: Backups;
@@ -116,6 +119,7 @@ export class Store {
     this.events = new EventLog(db);
     this.operations = new PendingOperations(db);
     this.leases = new Leases(db);
+    this.shardLeases = new ShardLeases(db);
     this.idempotencyKeys = new IdempotencyKeys(db);
     const wake: WakeResource = (uid, tenant, kind) => this.resources.touch(uid, { tenant, kind });
     this.backups = new Backups(db, wake);

@@ -4,6 +4,8 @@
  * directories given with `--watch` while it holds the lease, and serves the REST API, the
  * Kubernetes API for kubectl, health and metrics, over HTTP or (--tls) HTTPS. With
  * --kubernetes it is a controller of a cluster's custom resources, reconciling while it leads.
+ * On a shared store (CAIRN_STORE=postgres://…) every replica serves and reconciles its share of
+ * the shards, and what runs once per cluster runs on the holder of the singletons lease.
  */
 import { dashboardBuilt, defaultDashboardDir } from '../../api/dashboard-assets.js';
 import { statSync } from 'node:fs';
@@ -29,6 +31,7 @@ import { serveTerminalUpgrades } from '../../api/terminal/terminal-upgrade.js';
 import { AlertLoops } from '../../alerts/alert-loops.js';
 import { AlertSettingError } from '../../alerts/alert-settings.js';
 import { EventWebhookLoop } from '../../event-webhooks/event-webhook-loop.js';
+import { ClusterSingletons, type SingletonDuties } from '../cluster-singletons.js';
 
 interface ServeOptions {
   apply?: string[];
@@ -47,6 +50,7 @@ interface ServeOptions {
 }
 
 const LEASE_RETRY_MS = 2_000;
+const DEFAULT_LEASE_TTL_MS = 15_000;
 const SHUTDOWN_GRACE_MS = 2_000;
 
 /** The cluster of controller mode, or a CliError saying why the kubeconfig cannot be used. */
@@ -104,15 +108,19 @@ export function registerServeCommand(program: Command): void {
     const store = Store.open(dataDir);
     const manifests = options.apply ? await readManifests(options.apply, store) : [];
     const controllerOptions = controllerOptionsFromEnv(dataDir);
+    // Replicas on a shared store share reconciling by shard leases (controller mode elects one
+    // leader through a Kubernetes Lease instead).
+    const sharded = cluster === undefined && process.env.CAIRN_STORE?.startsWith('postgres') === true;
     const makeController = (): Controller =>
       new Controller(store, {
         ...controllerOptions,
+        sharded,
         onReconciled: (resource, outcome, durationMs) => app.reconcileMetrics.onReconciled(resource, outcome, durationMs),
+        onFenced: (resource, error) => console.error(`${resource.kind}/${resource.name}: ${error.message}; leaving it to that replica`),
+        onLeaseError: (error) => console.error(`shard leases: ${error instanceof Error ? error.message : String(error)}; trying again`),
         onLeaseLost: () => {
           reconciling = false;
-          void sources.stop();
-          void alerts.stop();
-          void eventWebhooks.stop();
+          void clusterDuties.stop();
           console.error('lost the reconcile lease to another process; waiting to take it back');
           controller = makeController();
           retry = setTimeout(tryStart, LEASE_RETRY_MS);
@@ -140,7 +148,11 @@ export function registerServeCommand(program: Command): void {
     // The API (express, auth, metrics, OpenAPI validation) is loaded only when serve runs.
     const { buildApi } = await import('../serve-api.js');
     const app = await buildApi(store, dataDir, controllerOptions, {
-      readiness: { storeWritable: () => store.isWritable(), reconciling: () => reconciling },
+      readiness: {
+        storeWritable: () => store.isWritable(),
+        reconciling: () => reconciling,
+        ...(sharded ? { shards: () => controller.heldShards().map((held) => held.shard) } : {}),
+      },
       controller: () => controller,
       requestSourceSync: (id) => sources.trigger(id),
     });
@@ -154,6 +166,25 @@ export function registerServeCommand(program: Command): void {
     }
     // Event webhooks too: what the event log records is dispatched and sent by the lease holder.
     const eventWebhooks = new EventWebhookLoop(store, app.metrics);
+    // What runs once per cluster: in the process that reconciles or, sharded, on one replica.
+    const clusterDuties: SingletonDuties = {
+      start: () => {
+        sources.start();
+        alerts.start();
+        // Migrations interrupted by a stop or a crash continue where they were (without an API key).
+        const resumed = app.migrations.runner.resumeUnfinished();
+        if (resumed > 0) console.log(`resuming ${resumed} unfinished migration${resumed === 1 ? '' : 's'}`);
+        eventWebhooks.start();
+      },
+      stop: async () => {
+        await sources.stop();
+        await alerts.stop();
+        await eventWebhooks.stop();
+      },
+    };
+    const singletons = sharded
+      ? new ClusterSingletons(store.leases, controller.holderId, controllerOptions.leaseTtlMs ?? DEFAULT_LEASE_TTL_MS, clusterDuties, (line) => console.log(line))
+      : undefined;
     const tls = options.tls === true || options.tlsCert !== undefined || options.tlsKey !== undefined
       ? await (await import('../serve-tls.js')).tlsIdentity(dataDir, options.host, { cert: options.tlsCert, key: options.tlsKey })
       : undefined;
@@ -183,19 +214,16 @@ export function registerServeCommand(program: Command): void {
       try {
         controller.start();
         reconciling = true;
-        sources.start();
-        alerts.start();
-        // Migrations interrupted by a stop or a crash continue where they were (without an API key).
-        const resumed = app.migrations.runner.resumeUnfinished();
-        if (resumed > 0) console.log(`resuming ${resumed} unfinished migration${resumed === 1 ? '' : 's'}`);
-        eventWebhooks.start();
+        if (singletons) singletons.start();
+        else clusterDuties.start();
         if (!watching) {
           watching = true;
           for (const w of watches) {
             w.start().catch((error: unknown) => console.error(`Error: ${error instanceof Error ? error.message : String(error)}`));
           }
         }
-        console.log(manifests.length > 0 ? 'reconciling' : 'reconciling; apply manifests with: cairn apply -f examples/quickstart');
+        const how = sharded ? 'reconciling a share of the shards with the other replicas' : 'reconciling';
+        console.log(manifests.length > 0 ? how : `${how}; apply manifests with: cairn apply -f examples/quickstart`);
       } catch (error) {
         if (!(error instanceof LeaseHeldError)) throw error;
         if (error.message !== lastWait) console.log(`waiting: ${error.message}`);
@@ -212,9 +240,7 @@ export function registerServeCommand(program: Command): void {
             const stopped = controller;
             controller = makeController();
             reconciling = false;
-            await sources.stop();
-            await alerts.stop();
-            await eventWebhooks.stop();
+            await clusterDuties.stop();
             await stopped.stop();
           },
           afterWrite: () => controller.readFeed(),
@@ -235,6 +261,7 @@ export function registerServeCommand(program: Command): void {
         // Terminal sessions end with the server: their shells are closed, their WebSockets told.
         app.terminals.sessions.closeAll();
         void Promise.all(watches.map((w) => w.stop()))
+          .then(() => singletons?.stop())
           .then(() => sources.stop())
           .then(() => alerts.stop())
           .then(() => alerts.close())

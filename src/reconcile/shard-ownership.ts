@@ -1,0 +1,85 @@
+/**
+ * @module The shards one replica reconciles: a lease pass every TTL/3 (heartbeat, renew, take a
+ * fair share, give back the excess), and per shard held a reconcile context whose store is
+ * fenced by that shard's token. A shard lost, given back or fenced is dropped at once.
+ */
+import { shardOf, type HeldShard } from '../store/shard-leases.js';
+import type { Store } from '../store/store.js';
+import type { ReconcileContext } from './context.js';
+import { fencedStore, shardFence } from './fenced-store.js';
+
+export interface ShardOwnershipHooks {
+  /** The reconcile context writing through `store` (a view fenced by one shard's lease). */
+  contextFor(store: Store): ReconcileContext;
+  /** A shard was taken: its resources are to be queued. */
+  gained(shard: number): void;
+  /** A shard is no longer held: its queued resources are to be dropped. */
+  dropped(shard: number): void;
+  /** A lease pass failed (the database busy, say); the next one tries again. */
+  onError?(error: unknown): void;
+}
+
+export class ShardOwnership {
+  private readonly shards = new Map<number, { token: number; context: ReconcileContext }>();
+  private timer: NodeJS.Timeout | undefined;
+  /** Until when the leases of the last successful pass run. */
+  private leasedUntil = 0;
+
+  constructor(private readonly store: Store, private readonly holder: string, private readonly ttlMs: number, private readonly hooks: ShardOwnershipHooks) {}
+
+  /** Makes the first pass now, then one every TTL/3. */
+  start(): void {
+    this.pass();
+    this.timer = setInterval(() => this.pass(), this.ttlMs / 3);
+    this.timer.unref();
+  }
+
+  /** Stops passing (the leases are given back, or left to expire, by the caller). */
+  stop(): void {
+    clearInterval(this.timer);
+    this.shards.clear();
+  }
+
+  shardOf(uid: string): number {
+    return shardOf(uid, this.store.shardLeases.shards);
+  }
+
+  holds(uid: string): boolean {
+    return this.shards.has(this.shardOf(uid));
+  }
+
+  /** The fenced context to reconcile `uid` in, or undefined when its shard is not held. */
+  contextOf(uid: string): ReconcileContext | undefined {
+    return this.shards.get(this.shardOf(uid))?.context;
+  }
+
+  held(): HeldShard[] {
+    return [...this.shards].map(([shard, { token }]) => ({ shard, token })).sort((a, b) => a.shard - b.shard);
+  }
+
+  /** Stops reconciling `shard` (its lease was lost, given back, or a write under it was fenced). */
+  drop(shard: number): void {
+    if (this.shards.delete(shard)) this.hooks.dropped(shard);
+  }
+
+  /** One lease pass: heartbeat, renew, take or give back, in one transaction. */
+  pass(): void {
+    const started = Date.now();
+    let result;
+    try {
+      result = this.store.shardLeases.pass(this.holder, this.held(), this.ttlMs, started);
+    } catch (error) {
+      this.hooks.onError?.(error);
+      // Leases not renewed run out: past then, nothing is held, whatever the store says later.
+      if (Date.now() >= this.leasedUntil) for (const shard of [...this.shards.keys()]) this.drop(shard);
+      return;
+    }
+    this.leasedUntil = started + this.ttlMs;
+    for (const shard of [...result.lost, ...result.handedBack]) this.drop(shard);
+    for (const { shard, token } of result.gained) {
+      const fence = shardFence(this.store.shardLeases, shard, this.holder, token);
+      this.shards.set(shard, { token, context: this.hooks.contextFor(fencedStore(this.store, fence)) });
+      this.hooks.gained(shard);
+    }
+  }
+}

@@ -1,0 +1,72 @@
+/**
+ * @module Two `cairn serve` replicas on one shared store: each holds a share of the shards (as
+ * /readyz and /metrics say), apply follows them instead of reconciling alongside, and what runs
+ * once per cluster runs on one of them. The shared store is the SQLite data dir for now:
+ * CAIRN_STORE=postgres://… only turns sharding on until the PostgreSQL store reads it; then this
+ * test needs a real PostgreSQL URL.
+ */
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { runCairn, startServe, type ServeProcess } from './support/cairn-process.js';
+import { writeStack } from './support/manifests.js';
+
+let root: string;
+let replicas: ServeProcess[] = [];
+
+const env = { CAIRN_SANDBOX_PROVISION_MS: '100', CAIRN_STORE: 'postgres://replicas-share-this-store' };
+
+beforeAll(async () => {
+  root = mkdtempSync(join(tmpdir(), 'cairn-serve-replicas-'));
+  const args = ['--port', '0', '--data-dir', join(root, 'state')];
+  replicas = [await startServe(args, { env }), await startServe(args, { env })];
+});
+afterAll(() => {
+  for (const r of replicas) if (r.child.exitCode === null) r.child.kill('SIGKILL');
+  rmSync(root, { recursive: true, force: true });
+});
+
+async function readyz(r: ServeProcess): Promise<{ status: string; shards?: number[] }> {
+  return (await (await fetch(`${r.base}/readyz`)).json()) as { status: string; shards?: number[] };
+}
+
+describe('cairn serve replicas on one store', () => {
+  it('share the 32 shards, as /readyz and /metrics say', async () => {
+    // The first takes all 32; it hands half back at its next lease pass (TTL/3, 5 s).
+    const deadline = Date.now() + 12_000;
+    let shards: number[][] = [];
+    while (Date.now() < deadline) {
+      shards = (await Promise.all(replicas.map(readyz))).map((body) => body.shards ?? []);
+      if (shards.every((held) => held.length === 16)) break;
+      await new Promise((resolve) => setTimeout(resolve, 200));
+    }
+    expect(shards.map((held) => held.length)).toEqual([16, 16]);
+    expect(new Set(shards.flat()).size).toBe(32);
+    for (const r of replicas) {
+      expect((await readyz(r)).status).toBe('ready');
+      const metrics = await (await fetch(`${r.base}/metrics`)).text();
+      expect(metrics).toContain('cairn_shards_held 16');
+      expect(metrics).toMatch(/cairn_shard_lease_token\{shard="\d+"\} \d+/);
+    }
+  });
+
+  it('runs the once-per-cluster work on one replica only', () => {
+    const holding = replicas.filter((r) => r.output().includes('holding the singletons lease'));
+    expect(holding).toHaveLength(1);
+  });
+
+  it('converges what apply writes; apply follows the replicas instead of reconciling alongside', async () => {
+    writeStack(join(root, 'manifests'), { servers: 2, databases: 1, apps: 1 });
+    const result = await runCairn(['apply', '-f', join(root, 'manifests'), '--auto-approve', '--wait', '--data-dir', join(root, 'state')], { env });
+    expect(result.stderr).toMatch(/another cairn process \(pid \d+ on .*\) is reconciling this data dir; following its progress/);
+    expect(result.code).toBe(0);
+    expect(result.stdout).toContain('Apply complete: 5 ready.');
+  });
+
+  it('stop cleanly on SIGTERM, giving their leases back', async () => {
+    const exits = replicas.map((r) => new Promise<number | null>((resolve) => r.child.once('exit', (code) => resolve(code))));
+    for (const r of replicas) r.child.kill('SIGTERM');
+    expect(await Promise.all(exits)).toEqual([0, 0]);
+  });
+});
