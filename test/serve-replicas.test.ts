@@ -1,29 +1,37 @@
 /**
  * @module Two `cairn serve` replicas on one shared store: each holds a share of the shards (as
  * /readyz and /metrics say), apply follows them instead of reconciling alongside, and what runs
- * once per cluster runs on one of them. The shared store is the SQLite data dir for now:
- * CAIRN_STORE=postgres://… only turns sharding on until the PostgreSQL store reads it; then this
- * test needs a real PostgreSQL URL.
+ * once per cluster runs on one of them. The shared store is a PostgreSQL database on loopback
+ * (CAIRN_STORE=postgres://…), and the master key comes from CAIRN_MASTER_KEY, which every
+ * replica must share.
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { randomBytes } from 'node:crypto';
 import { runCairn, startServe, type ServeProcess } from './support/cairn-process.js';
+import { startPostgresServer, type RunningPostgresServer } from './support/postgres-server.js';
 import { writeStack } from './support/manifests.js';
 
 let root: string;
 let replicas: ServeProcess[] = [];
-
-const env = { CAIRN_SANDBOX_PROVISION_MS: '100', CAIRN_STORE: 'postgres://replicas-share-this-store' };
+let postgres: RunningPostgresServer | undefined;
+const env: NodeJS.ProcessEnv = { CAIRN_SANDBOX_PROVISION_MS: '100', CAIRN_MASTER_KEY: randomBytes(32).toString('base64') };
 
 beforeAll(async () => {
   root = mkdtempSync(join(tmpdir(), 'cairn-serve-replicas-'));
+  postgres = await startPostgresServer();
+  env.CAIRN_STORE = await postgres.createDatabase();
+  replicas = [];
+  // One data dir for both: the in-process sandbox cloud keeps its state there (the failover test
+  // runs a separate sandbox cloud and a data dir per replica).
   const args = ['--port', '0', '--data-dir', join(root, 'state')];
-  replicas = [await startServe(args, { env }), await startServe(args, { env })];
+  for (let i = 0; i < 2; i++) replicas.push(await startServe(args, { env }));
 });
-afterAll(() => {
+afterAll(async () => {
   for (const r of replicas) if (r.child.exitCode === null) r.child.kill('SIGKILL');
+  await postgres?.stop();
   rmSync(root, { recursive: true, force: true });
 });
 

@@ -5,7 +5,7 @@
  * expired — paused past its TTL, say — writes nothing once another has taken the shard.
  */
 import { hostname } from 'node:os';
-import type Database from 'better-sqlite3';
+import type { SqlConnection } from './connection.js';
 import type { LeaseHolder } from './lease.js';
 import { nowIso, StatementCache } from './sqlite.js';
 
@@ -74,7 +74,7 @@ interface LeaseRow {
 export class ShardLeases {
   private readonly sql: StatementCache;
 
-  constructor(private readonly db: Database.Database, readonly shards = SHARDS) {
+  constructor(private readonly db: SqlConnection, readonly shards = SHARDS) {
     this.sql = new StatementCache(db);
   }
 

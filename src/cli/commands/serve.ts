@@ -110,7 +110,7 @@ export function registerServeCommand(program: Command): void {
     const controllerOptions = controllerOptionsFromEnv(dataDir);
     // Replicas on a shared store share reconciling by shard leases (controller mode elects one
     // leader through a Kubernetes Lease instead).
-    const sharded = cluster === undefined && process.env.CAIRN_STORE?.startsWith('postgres') === true;
+    const sharded = cluster === undefined && store.engine === 'postgres';
     const makeController = (): Controller =>
       new Controller(store, {
         ...controllerOptions,
