@@ -18,7 +18,7 @@ import type { CallDeadlines } from './call-deadlines.js';
 import type { ReconcileContext } from './context.js';
 import { type DriverPool, driverPoolFor } from './driver-pool.js';
 import { dependencyKey } from './dependencies.js';
-import { ShardOwnership } from './shard-ownership.js';
+import { SHARD_LEASE_TTL_MS, ShardOwnership } from './shard-ownership.js';
 import { defaultControllerRateLimiter } from './rate-limiter.js';
 import { REASON_CANCELLED, reconcileResource, type ReconcileOutcome } from './reconcile-resource.js';
 import { KeyedSlots, type Slots } from './semaphore.js';
@@ -115,7 +115,7 @@ export class Controller {
     this.perProvider = new KeyedSlots(() => options.perProvider ?? 32);
     this.context = this.contextFor(store);
     if (options.sharded === true) {
-      this.ownership = new ShardOwnership(store, this.holderId, options.leaseTtlMs ?? 15_000, {
+      this.ownership = new ShardOwnership(store, this.holderId, options.leaseTtlMs ?? SHARD_LEASE_TTL_MS, {
         contextFor: (fenced) => this.contextFor(fenced),
         gained: (shard) => this.queueShard(shard),
         dropped: (shard) => this.queue.dropWhere((uid) => this.ownership?.shardOf(uid) === shard),

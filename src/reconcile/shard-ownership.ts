@@ -8,6 +8,12 @@ import type { Store } from '../store/store.js';
 import type { ReconcileContext } from './context.js';
 import { fencedStore, shardFence } from './fenced-store.js';
 
+/**
+ * How long a replica's shard leases last without a renewal (renewed every third of it): a replica
+ * that dies has its shards taken by the others within this plus one pass, 13.3 s.
+ */
+export const SHARD_LEASE_TTL_MS = 10_000;
+
 export interface ShardOwnershipHooks {
   /** The reconcile context writing through `store` (a view fenced by one shard's lease). */
   contextFor(store: Store): ReconcileContext;

@@ -13,6 +13,7 @@ import { createServer as createHttpsServer } from 'node:https';
 import { createServer as createHttpServer, type Server } from 'node:http';
 import type { Command } from 'commander';
 import { Controller, LeaseHeldError } from '../../reconcile/controller.js';
+import { SHARD_LEASE_TTL_MS } from '../../reconcile/shard-ownership.js';
 import { storeEngineOf } from '../../store/open-connection.js';
 import { Store } from '../../store/store.js';
 import { CliError } from '../cli-error.js';
@@ -50,7 +51,6 @@ interface ServeOptions {
 }
 
 const LEASE_RETRY_MS = 2_000;
-const DEFAULT_LEASE_TTL_MS = 15_000;
 const SHUTDOWN_GRACE_MS = 2_000;
 
 /** The cluster of controller mode, or a CliError saying why the kubeconfig cannot be used. */
@@ -183,7 +183,7 @@ export function registerServeCommand(program: Command): void {
       },
     };
     const singletons = sharded
-      ? new ClusterSingletons(store.leases, controller.holderId, controllerOptions.leaseTtlMs ?? DEFAULT_LEASE_TTL_MS, clusterDuties, (line) => console.log(line))
+      ? new ClusterSingletons(store.leases, controller.holderId, controllerOptions.leaseTtlMs ?? SHARD_LEASE_TTL_MS, clusterDuties, (line) => console.log(line))
       : undefined;
     const tls = options.tls === true || options.tlsCert !== undefined || options.tlsKey !== undefined
       ? await (await import('../serve-tls.js')).tlsIdentity(dataDir, options.host, { cert: options.tlsCert, key: options.tlsKey })

@@ -16,6 +16,8 @@ export interface QueryAnswer {
 export interface SyncPgOptions {
   /** How long one statement may take before the store gives up on the database (default 60 s). */
   statementTimeoutMs?: number;
+  /** How the connection names itself to the server (pg_stat_activity, the server's log): default `cairn pid <pid>`. */
+  applicationName?: string;
   /** How long connecting may take (default 15 s). */
   connectTimeoutMs?: number;
 }
@@ -52,7 +54,7 @@ try {
   types.setTypeParser(20, (v) => Number(v));
   types.setTypeParser(1700, (v) => Number(v));
   types.setTypeParser(16, (v) => (v === 't' ? 1 : 0));
-  client = new pg.Client({ connectionString: url, types, connectionTimeoutMillis: connectTimeoutMs });
+  client = new pg.Client({ connectionString: url, types, connectionTimeoutMillis: connectTimeoutMs, application_name: workerData.applicationName });
   client.on('error', (error) => { broken = error; });
 } catch (error) {
   broken = error;
@@ -108,7 +110,7 @@ export class SyncPgClient {
     const connectTimeoutMs = options.connectTimeoutMs ?? 15_000;
     this.worker = new Worker(WORKER_SOURCE, {
       eval: true,
-      workerData: { pgPath, port: port2, flag: this.flag, url, connectTimeoutMs },
+      workerData: { pgPath, port: port2, flag: this.flag, url, connectTimeoutMs, applicationName: options.applicationName ?? `cairn pid ${process.pid}` },
       transferList: [port2],
     });
     this.worker.unref();
