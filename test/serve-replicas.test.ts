@@ -1,7 +1,8 @@
 /**
  * @module Two `cairn serve` replicas on one shared store: each holds a share of the shards (as
  * /readyz and /metrics say), apply follows them instead of reconciling alongside, and what runs
- * once per cluster runs on one of them. The shared store is a PostgreSQL database on loopback
+ * once per cluster runs on one of them; a token one issued works on the other, and a watch on one
+ * streams what was written through the other. The shared store is a PostgreSQL database on loopback
  * (CAIRN_STORE=postgres://…), and the master key comes from CAIRN_MASTER_KEY, which every
  * replica must share.
  */
@@ -12,6 +13,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { randomBytes } from 'node:crypto';
 import { runCairn, startServe, type ServeProcess } from './support/cairn-process.js';
 import { startPostgresServer, type RunningPostgresServer } from './support/postgres-server.js';
+import { openEventStream, watchData } from './dashboard/event-stream-client.js';
 import { writeStack } from './support/manifests.js';
 
 let root: string;
@@ -70,6 +72,33 @@ describe('cairn serve replicas on one store', () => {
     expect(result.stderr).toMatch(/another cairn process \(pid \d+ on .*\) is reconciling this data dir; following its progress/);
     expect(result.code).toBe(0);
     expect(result.stdout).toContain('Apply complete: 5 ready.');
+  });
+
+  it('accept a token one of them issued, and stream on one a change written through the other', async () => {
+    const added = await runCairn(['users', 'add', '--email', 'ops@example.com', '--role', 'owner', '--data-dir', join(root, 'state')], { env, input: 'a long enough password\n' });
+    expect(added.code).toBe(0);
+    const [one, two] = replicas as [ServeProcess, ServeProcess];
+    const login = await fetch(`${one.base}/api/v1/auth/login`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ email: 'ops@example.com', password: 'a long enough password' }),
+    });
+    expect(login.status).toBe(200);
+    const { access_token: token } = (await login.json()) as { access_token: string };
+    const stream = await openEventStream(`${two.base}/api/v1/watch?kinds=providers`, token);
+    try {
+      expect(stream.status).toBe(200);
+      const created = await fetch(`${one.base}/api/v1/providers`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', authorization: `Bearer ${token}` },
+        body: JSON.stringify({ name: 'through-one', vendor: 'sandbox', credentials: { token: 'sandbox-token' } }),
+      });
+      expect(created.status).toBe(201);
+      const seen = await stream.next((e) => e.data !== undefined && watchData(e).type === 'ADDED' && watchData(e).object.name === 'through-one');
+      expect(watchData(seen).object.id).toBe(((await created.json()) as { id: string }).id);
+    } finally {
+      stream.close();
+    }
   });
 
   it('stop cleanly on SIGTERM, giving their leases back', async () => {
