@@ -1,6 +1,7 @@
 /**
  * @module The store on PostgreSQL (CAIRN_STORE=postgres://…, issue #20): what the connection adds to
- * SQLite's behaviour — a failed statement inside a transaction undoes only itself, two stores on
+ * SQLite's behaviour — a failed write inside a transaction undoes only itself, a transaction a
+ * failed read spoiled is refused at COMMIT rather than committed in part, two stores on
  * one database (two replicas) see each other's commits and take turns writing, and the settings
  * are checked with errors that name what is wrong and never repeat a password.
  */
@@ -44,6 +45,20 @@ describe.runIf(adminUrl)('the store on PostgreSQL', () => {
         throw new Error('changed my mind');
       }).immediate()).toThrow('changed my mind');
       expect(connection.prepare(`SELECT COUNT(*) AS n FROM tenants WHERE id = 't3'`).get()).toEqual({ n: 0 });
+    } finally {
+      connection.close();
+    }
+  });
+
+  it('refuses to commit a transaction a failed read spoiled, and keeps none of it', () => {
+    const { connection } = openStateDatabase(scratch, freshDatabase('spoiled'));
+    try {
+      expect(() => connection.transaction(() => {
+        connection.prepare(`INSERT INTO tenants (id, name, created_at) VALUES (?, ?, ?)`).run('t4', 'four', 'now');
+        expect(() => connection.prepare(`SELECT 1 / (COUNT(*) - COUNT(*)) AS n FROM tenants`).get()).toThrow(/division by zero/);
+      }).immediate()).toThrow(/rolled back, not committed/);
+      expect(connection.inTransaction).toBe(false);
+      expect(connection.prepare(`SELECT COUNT(*) AS n FROM tenants WHERE id = 't4'`).get()).toEqual({ n: 0 });
     } finally {
       connection.close();
     }

@@ -7,7 +7,8 @@
  * read-then-write is never raced; here every transaction takes one advisory lock first, held to
  * its end, so writers of all replicas on the database take turns the same way. SQLite fails only
  * the statement that failed, and the transaction goes on; PostgreSQL would abort the whole
- * transaction, so inside one each statement runs under its own savepoint.
+ * transaction, so inside one each write runs under its own savepoint (a read fails only on a
+ * defect; a transaction it spoiled is refused at COMMIT, never committed in part).
  */
 import type { RunResult, SqlConnection, SqlStatement, Transaction } from '../connection.js';
 import { toPostgres, type TranslatedSql } from './dialect.js';
@@ -18,6 +19,8 @@ export const WRITE_LOCK_KEY = 0x636169726e;
 
 const SCHEMA_VERSION_TABLE = `CREATE TABLE IF NOT EXISTS cairn_schema_version (one_row BOOLEAN PRIMARY KEY DEFAULT TRUE CHECK (one_row), version BIGINT NOT NULL);
   INSERT INTO cairn_schema_version (version) VALUES (0) ON CONFLICT DO NOTHING`;
+
+const READ_ONLY = /^\s*SELECT\b/i;
 
 export class PgConnection implements SqlConnection {
   private transactionDepth = 0;
@@ -104,7 +107,9 @@ export class PgConnection implements SqlConnection {
 
   /** Runs translated SQL; inside a transaction, under a savepoint, so a failure ends only this statement. */
   run(text: string, values: unknown[] | undefined, rowMode?: 'array'): { rows: unknown[]; rowCount: number } {
-    const options = { savepoint: this.openTransaction };
+    // A write can fail on the data (a unique key taken): it must undo only itself. A read fails
+    // only on a defect, and then the transaction is refused as a whole at COMMIT.
+    const options = { savepoint: this.openTransaction && !READ_ONLY.test(text) };
     return values === undefined ? this.client.exec(text, options) : this.client.query(text, values, rowMode, options);
   }
 

@@ -59,6 +59,13 @@ try {
 } catch (error) {
   broken = error;
 }
+// Each statement text is parsed and planned once per connection (a named prepared statement).
+const names = new Map();
+const statementName = (text) => {
+  let name = names.get(text);
+  if (name === undefined) { name = 'cairn_' + names.size; names.set(text, name); }
+  return name;
+};
 port.on('message', async (request) => {
   const answer = (message) => { port.postMessage({ id: request.id, ...message }); Atomics.store(flag, 0, 1); Atomics.notify(flag, 0); };
   try {
@@ -67,7 +74,7 @@ port.on('message', async (request) => {
     if (request.op === 'end') { await client.end(); answer({ rows: [], rowCount: 0 }); port.close(); return; }
     const run = () => request.values === undefined
       ? client.query(request.text)
-      : client.query({ text: request.text, values: request.values, rowMode: request.rowMode });
+      : client.query({ name: statementName(request.text), text: request.text, values: request.values, rowMode: request.rowMode });
     let result;
     if (request.savepoint) {
       await client.query('SAVEPOINT cairn_statement');
@@ -82,6 +89,10 @@ port.on('message', async (request) => {
       result = await run();
     }
     const last = Array.isArray(result) ? result[result.length - 1] : result;
+    // PostgreSQL answers COMMIT of a transaction a failed statement spoiled with ROLLBACK, not an error.
+    if (/^\\s*COMMIT\\s*;?\\s*$/i.test(request.text) && last.command === 'ROLLBACK') {
+      throw Object.assign(new Error('the transaction was rolled back, not committed: a statement in it had failed'), { code: '25P02' });
+    }
     answer({ rows: last.rows ?? [], rowCount: last.rowCount ?? 0 });
   } catch (error) {
     answer({ error: { message: error.message, code: error.code, detail: error.detail } });
