@@ -4,13 +4,24 @@ import { fileURLToPath } from 'node:url';
 import { defineConfig } from 'vitest/config';
 
 /**
- * The suites that run a second time with the store on PostgreSQL (CAIRN_STORE): those of the store
- * itself and of what drives it in process. A suite about SQLite's own file (its pragmas, a second
- * connection to the file) stays SQLite's.
+ * The suites that run a second time with the store on PostgreSQL (the `postgres` project: every
+ * Store.open of a data dir gets a database of its own there): those of the store and of everything
+ * that drives it in process — the APIs, sign-in, the reconcile loop, git sources, billing, alerts,
+ * event webhooks, migrations. Left out: suites that spawn the CLI on the same data dir (a CLI
+ * process would open SQLite), suites about SQLite's own file, and those that touch no store.
  */
 const POSTGRES_ONLY = ['test/store-on-postgres.test.ts'];
-const POSTGRES_SUITES = ['src/store/**/*.test.ts', ...POSTGRES_ONLY];
-const SQLITE_ONLY = ['src/store/sqlite.test.ts', 'src/store/commit-group.test.ts'];
+const POSTGRES_SUITES = [
+  ...['store', 'api', 'auth', 'reconcile', 'sources', 'billing', 'alerts', 'event-webhooks', 'migrations', 'ssh-keys'].map((dir) => `src/${dir}/**/*.test.ts`),
+  'src/cli/*.test.ts',
+  'test/reconcile.test.ts',
+  'test/drift.test.ts',
+  'test/sharded-controllers.test.ts',
+  'test/dashboard/watch.test.ts',
+  'test/dashboard/preferences.test.ts',
+  ...POSTGRES_ONLY,
+];
+const SQLITE_ONLY = ['src/store/sqlite.test.ts', 'src/store/commit-group.test.ts', 'src/reconcile/durable-drivers.test.ts'];
 
 export default defineConfig({
   test: {

@@ -5,7 +5,7 @@
  * one database (two replicas) see each other's commits and take turns writing, and the settings
  * are checked with errors that name what is wrong and never repeat a password.
  */
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, inject, it } from 'vitest';
@@ -70,6 +70,8 @@ describe.runIf(adminUrl)('the store on PostgreSQL', () => {
     const two = Store.open(join(scratch, 'two'), { store: url });
     try {
       expect(one.engine).toBe('postgres');
+      // The data dir is made all the same, private: the master key file and sealed backups live there.
+      expect(statSync(join(scratch, 'one')).mode & 0o777).toBe(0o700);
       const { results } = one.resources.apply('default', 'cli', [PROVIDER]);
       const uid = results[0]!.uid;
       expect(two.resources.get(uid)?.name).toBe('sandbox');

@@ -1,11 +1,10 @@
 /** @module Tests of API tokens: creation limits, authentication (valid, revoked, expired), listing and revoking per role and tenant. */
-import { readFileSync } from 'node:fs';
-import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { ForbiddenError, NotFoundError, UnauthorizedError, ValidationError } from '../model/errors.js';
 import { openAuthFixture, PASSWORD, type AuthFixture } from './auth-fixture.js';
 import { tokenHash } from './opaque-tokens.js';
 import type { Principal } from './principal.js';
+import { storedBytes } from '../../test/support/store-engine.js';
 
 let f: AuthFixture;
 let owner: Principal;
@@ -36,7 +35,7 @@ describe('API tokens', () => {
     expect(f.auth.me(principal)).toEqual({ user: null, tenant: { id: 'default', name: 'default' }, role: 'member', token: { id: record.id, name: 'ci' } });
     expect(f.auth.listApiTokens(owner, { limit: 10 }).items[0]?.last_used_at).toBe('2030-01-01T00:00:00.000Z');
     expect(JSON.stringify(f.auth.listApiTokens(owner, { limit: 10 }))).not.toContain(token.slice(10));
-    const onDisk = Buffer.concat(['cairn.db', 'cairn.db-wal'].map((file) => readFileSync(join(f.dir, file))));
+    const onDisk = storedBytes(f.dir);
     expect(onDisk.includes(Buffer.from(token.slice(10)))).toBe(false);
     expect(onDisk.includes(Buffer.from(tokenHash(token)))).toBe(true);
   });

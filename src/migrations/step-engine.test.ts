@@ -1,4 +1,4 @@
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -8,6 +8,7 @@ import { FIXED_KEY, FixedPlatform, fixedAnalysis } from './fixed-platform.fixtur
 import { manifestsFromAnalysis } from './manifests.js';
 import { runSteps, type MigrationStepRun, type StepContext } from './step-engine.js';
 import { migrationSteps, STEP_NAMES, type MigrationEnvironment } from './steps.js';
+import { storedBytes } from '../../test/support/store-engine.js';
 
 let dir: string;
 let store: Store;
@@ -133,7 +134,7 @@ describe('read_config', () => {
     expect(outcome.steps[0]!.detail).toBe('read 2 config vars and 1 database URL; sealed');
     expect(fixed.reads).toEqual({ configVars: 1, databaseUrls: 1 });
     store.close();
-    const bytes = readFileSync(join(dir, 'cairn.db'));
+    const bytes = storedBytes(dir);
     expect(bytes.includes(Buffer.from(SECRET_VALUE))).toBe(false);
     expect(bytes.includes(Buffer.from(FIXED_KEY))).toBe(false);
     store = Store.open(dir, { env: { CAIRN_MASTER_KEY: Buffer.alloc(32, 7).toString('base64') } });

@@ -3,6 +3,7 @@
  * default: a file in the data dir) or a `postgres://` URL, which several cairn processes on
  * several machines can share.
  */
+import { mkdirSync } from 'node:fs';
 import type { SqlConnection } from './connection.js';
 import { migrate } from './migrate.js';
 import { PgConnection } from './pg/pg-connection.js';
@@ -26,6 +27,8 @@ export function storeEngineOf(setting: string | undefined): StoreEngine {
 
 export function openStateDatabase(dataDir: string, setting: string | undefined): StateDatabase {
   if (storeEngineOf(setting) === 'sqlite') return { connection: openSqlite(dataDir), engine: 'sqlite' };
+  // The data dir still holds what is this machine's: the master key file, sealed backups, TLS, the local vendor's clusters.
+  mkdirSync(dataDir, { recursive: true, mode: 0o700 });
   const url = (setting ?? '').trim();
   let client: SyncPgClient;
   try {

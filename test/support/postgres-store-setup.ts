@@ -3,10 +3,10 @@
  * fresh PostgreSQL database (the same one when that data dir is opened again), so the store's
  * suites, written for a data dir of their own, run unchanged against PostgreSQL.
  */
-import { createHash } from 'node:crypto';
 import { inject, vi } from 'vitest';
 import { SyncPgClient } from '../../src/store/pg/sync-client.js';
 import { Store, type StoreOptions } from '../../src/store/store.js';
+import { postgresUrlFor } from './store-engine.js';
 
 const adminUrl = inject('postgresAdminUrl');
 const databases = new Map<string, string>();
@@ -14,14 +14,14 @@ const databases = new Map<string, string>();
 function databaseFor(dataDir: string): string {
   let url = databases.get(dataDir);
   if (url === undefined) {
-    const name = `store_${createHash('sha256').update(`${process.pid}:${dataDir}`).digest('hex').slice(0, 20)}`;
+    url = postgresUrlFor(dataDir);
+    const name = new URL(url).pathname.slice(1);
     const admin = new SyncPgClient(adminUrl);
     try {
       admin.exec(`CREATE DATABASE ${name}`);
     } finally {
       admin.close();
     }
-    url = adminUrl.replace(/\/[^/]*$/, `/${name}`);
     databases.set(dataDir, url);
   }
   return url;
