@@ -72,6 +72,10 @@ describe('cairn serve replicas on one store', () => {
     expect(result.stderr).toMatch(/another cairn process \(pid \d+ on .*\) is reconciling this data dir; following its progress/);
     expect(result.code).toBe(0);
     expect(result.stdout).toContain('Apply complete: 5 ready.');
+    // Without --wait, apply hands off to the replicas and names them.
+    const handedOff = await runCairn(['apply', '-f', join(root, 'manifests'), '--auto-approve', '--data-dir', join(root, 'state')], { env });
+    expect(handedOff.code).toBe(0);
+    expect(handedOff.stdout).toMatch(/2 cairn replicas \(pid \d+ on [^,]+, pid \d+ on [^)]+\) are reconciling; add --wait to follow their progress/);
   });
 
   it('accept a token one of them issued, and stream on one a change written through the other', async () => {

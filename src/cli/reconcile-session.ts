@@ -56,7 +56,11 @@ export async function settleOrHandOff(
   const holder = Controller.activeReconciler(store);
   if (holder && !options.wait) {
     const done = options.verb === 'Apply' ? 'Applied' : 'Deletion requested';
-    console.log(`${done}. cairn (pid ${holder.pid} on ${holder.host}) is reconciling; add --wait to follow its progress`);
+    const replicas = store.shardLeases.liveReplicas();
+    const who = replicas.length > 1
+      ? `${replicas.length} cairn replicas (${replicas.map((r) => `pid ${r.pid} on ${r.host}`).join(', ')}) are`
+      : `cairn (pid ${holder.pid} on ${holder.host}) is`;
+    console.log(`${done}. ${who} reconciling; add --wait to follow ${replicas.length > 1 ? 'their' : 'its'} progress`);
     return;
   }
   const report = await reconcileUntilSettled(store, targets, {
