@@ -14,6 +14,7 @@ const POSTGRES_ONLY = ['test/store-on-postgres.test.ts'];
 const POSTGRES_SUITES = [
   ...['store', 'api', 'auth', 'reconcile', 'sources', 'billing', 'alerts', 'event-webhooks', 'migrations', 'ssh-keys'].map((dir) => `src/${dir}/**/*.test.ts`),
   'src/cli/*.test.ts',
+  'test/api/*.test.ts',
   'test/reconcile.test.ts',
   'test/drift.test.ts',
   'test/sharded-controllers.test.ts',

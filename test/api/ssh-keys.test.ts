@@ -5,14 +5,14 @@
  * roles (viewers read), and cairn's runtime key with its owner-only, audited rotation.
  */
 /* eslint-disable @typescript-eslint/no-unsafe-call -- answers are JSON checked by assertions and by the OpenAPI document, not by types */
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import Database from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { generateKeyPair, parsePublicKey } from '../../src/ssh-keys/key-pairs.js';
 import { Store } from '../../src/store/store.js';
 import { contractProblems, startApiServer, type ApiServer } from '../support/api-server.js';
+import { queryState, storedBytes } from '../support/store-engine.js';
 
 const PASSWORD = 'ssh keys password';
 let api: ApiServer;
@@ -170,19 +170,11 @@ describe('/ssh-keys', () => {
 describe('at rest', () => {
   it('keeps no private key in the clear in the state file, and audits the rotation', async () => {
     await api.stop();
-    const raw = readFileSync(join(api.dataDir, 'cairn.db'));
-    const wal = (() => {
-      try {
-        return readFileSync(join(api.dataDir, 'cairn.db-wal'));
-      } catch {
-        return Buffer.alloc(0);
-      }
-    })();
+    const atRest = storedBytes(api.dataDir);
     expect(shownPrivateKeys).toHaveLength(2);
     for (const key of shownPrivateKeys) {
       const body = key.split('\n')[1]!;
-      expect(raw.includes(body)).toBe(false);
-      expect(wal.includes(body)).toBe(false);
+      expect(atRest.includes(body)).toBe(false);
     }
     const store = Store.open(api.dataDir);
     try {
@@ -192,10 +184,7 @@ describe('at rest', () => {
       const sealed = keys.filter((k) => store.secrets.get('default', 'ssh-key-pair', k.uid) !== undefined).map((k) => k.name).sort();
       expect(sealed).toEqual(['deploy', 'ops']);
       expect(keys.map((k) => k.name).sort()).toEqual(['deploy', 'laptop', 'ops']);
-      const db = new Database(join(api.dataDir, 'cairn.db'), { readonly: true });
-      const pairs = db.prepare(`SELECT count(*) AS n FROM secrets WHERE purpose = 'ssh-key-pair'`).get() as { n: number };
-      db.close();
-      expect(pairs.n).toBe(2);
+      expect(queryState(api.dataDir, `SELECT count(*) AS n FROM secrets WHERE purpose = 'ssh-key-pair'`)).toEqual([{ n: 2 }]);
       const tenant = store.auditLog.list('default', { limit: 50 }).items;
       expect(tenant.map((e) => e.action)).toContain('ssh_runtime_key.rotate');
     } finally {

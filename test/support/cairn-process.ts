@@ -4,6 +4,7 @@
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { join } from 'node:path';
+import { storeEngineUnderTest, storeEnvFor } from './store-engine.js';
 
 export const REPO_ROOT = join(import.meta.dirname, '..', '..');
 export const CAIRN_BIN = join(REPO_ROOT, 'bin', 'cairn.js');
@@ -38,9 +39,22 @@ export function testEnv(extra: NodeJS.ProcessEnv = {}): NodeJS.ProcessEnv {
 export function spawnCairn(args: string[], options: RunOptions = {}): ChildProcess {
   return spawn(process.execPath, [CAIRN_BIN, ...args], {
     cwd: options.cwd ?? REPO_ROOT,
-    env: testEnv(options.env),
+    env: testEnv({ ...storeEnvOf(args), ...options.env }),
     stdio: ['pipe', 'pipe', 'pipe'],
   });
+}
+
+/**
+ * In the `postgres` test project a command on a data dir keeps its state in that data dir's
+ * PostgreSQL database, as the test's own in-process stores do (the sandbox cloud has a store of
+ * its own, always SQLite).
+ */
+function storeEnvOf(args: string[]): NodeJS.ProcessEnv {
+  if (storeEngineUnderTest !== 'postgres' || args[0] === 'sandbox-cloud') return {};
+  const at = args.findIndex((arg) => arg === '--data-dir' || arg.startsWith('--data-dir='));
+  if (at < 0) return {};
+  const dataDir = args[at] === '--data-dir' ? args[at + 1] : args[at]!.slice('--data-dir='.length);
+  return dataDir === undefined ? {} : storeEnvFor(dataDir);
 }
 
 export function runCairn(args: string[], options: RunOptions = {}): Promise<CairnResult> {

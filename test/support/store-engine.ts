@@ -7,7 +7,9 @@
 import { createHash } from 'node:crypto';
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import Database from 'better-sqlite3';
 import { inject, it } from 'vitest';
+import { toPostgres } from '../../src/store/pg/dialect.js';
 import { SyncPgClient } from '../../src/store/pg/sync-client.js';
 
 const adminUrl: string | undefined = inject('postgresAdminUrl');
@@ -22,6 +24,46 @@ export function postgresUrlFor(dataDir: string): string {
   if (!adminUrl) throw new Error('no PostgreSQL in this test project');
   const name = `store_${createHash('sha256').update(`${process.pid}:${dataDir}`).digest('hex').slice(0, 20)}`;
   return adminUrl.replace(/\/[^/]*$/, `/${name}`);
+}
+
+const made = new Set<string>();
+
+/** The database of `dataDir` in the `postgres` project, made empty on first use. */
+export function postgresStoreFor(dataDir: string): string {
+  const url = postgresUrlFor(dataDir);
+  if (!made.has(url)) {
+    const admin = new SyncPgClient(adminUrl ?? '');
+    try {
+      admin.exec(`CREATE DATABASE ${new URL(url).pathname.slice(1)}`);
+    } finally {
+      admin.close();
+    }
+    made.add(url);
+  }
+  return url;
+}
+
+/** What a spawned `cairn` needs in its environment to use the store of `dataDir` under test (nothing on SQLite). */
+export function storeEnvFor(dataDir: string): NodeJS.ProcessEnv {
+  return storeEngineUnderTest === 'postgres' ? { CAIRN_STORE: postgresStoreFor(dataDir) } : {};
+}
+
+/** Rows of a read-only query (SQLite's SQL) straight against the state of `dataDir`, past the store's classes. */
+export function queryState(dataDir: string, sql: string): unknown[] {
+  if (storeEngineUnderTest === 'sqlite') {
+    const db = new Database(join(dataDir, 'cairn.db'), { readonly: true });
+    try {
+      return db.prepare(sql).all();
+    } finally {
+      db.close();
+    }
+  }
+  const client = new SyncPgClient(postgresUrlFor(dataDir));
+  try {
+    return client.query(toPostgres(sql).text, []).rows;
+  } finally {
+    client.close();
+  }
 }
 
 /**
