@@ -10,10 +10,11 @@ import { gitopsBenchmark } from './gitops.bench.js';
 import { kubectlBenchmark } from './kubectl.bench.js';
 import { localBenchmark } from './local.bench.js';
 import { planBenchmark } from './plan.bench.js';
+import { replicasBenchmark } from './replicas.bench.js';
 import { sealBenchmark } from './seal.bench.js';
 import { sshBenchmark } from './ssh.bench.js';
 import { sshAppsBenchmark } from './ssh-apps.bench.js';
 import { vendorsBenchmark } from './vendors.bench.js';
 import type { Benchmark } from './support/benchmark.js';
 
-export const BENCHMARKS: ReadonlyArray<Benchmark<unknown>> = [cliBenchmark, planBenchmark, applyBenchmark, applyFleetBenchmark, apiBenchmark, gitopsBenchmark, kubectlBenchmark, localBenchmark, sshBenchmark, sshAppsBenchmark, sealBenchmark, fairnessBenchmark, vendorsBenchmark];
+export const BENCHMARKS: ReadonlyArray<Benchmark<unknown>> = [cliBenchmark, planBenchmark, applyBenchmark, applyFleetBenchmark, apiBenchmark, gitopsBenchmark, kubectlBenchmark, localBenchmark, sshBenchmark, sshAppsBenchmark, sealBenchmark, fairnessBenchmark, vendorsBenchmark, replicasBenchmark];

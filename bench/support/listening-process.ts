@@ -12,6 +12,8 @@ const LISTENING = /listening on (https?:\/\/127\.0\.0\.1:\d+)/;
 
 export interface ListeningProcess {
   url: string;
+  /** The node process's id (for /proc/<pid>/status), undefined if it could not be spawned. */
+  pid: number | undefined;
   /** The last lines it wrote (stdout and stderr together). */
   tail(lines?: number): string;
   /** SIGTERM, then SIGKILL if it has not exited within a few seconds. */
@@ -67,5 +69,5 @@ export async function startListening(args: readonly string[], options: Listening
     await stop();
     throw error;
   });
-  return { url, tail: (lines = 12) => lastLines(output, lines), stop };
+  return { url, pid: child.pid, tail: (lines = 12) => lastLines(output, lines), stop };
 }
