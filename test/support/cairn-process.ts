@@ -4,7 +4,6 @@
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { join } from 'node:path';
-import { storeEngineUnderTest, storeEnvFor } from './store-engine.js';
 
 export const REPO_ROOT = join(import.meta.dirname, '..', '..');
 export const CAIRN_BIN = join(REPO_ROOT, 'bin', 'cairn.js');
@@ -45,16 +44,23 @@ export function spawnCairn(args: string[], options: RunOptions = {}): ChildProce
 }
 
 /**
- * In the `postgres` test project a command on a data dir keeps its state in that data dir's
- * PostgreSQL database, as the test's own in-process stores do (the sandbox cloud has a store of
- * its own, always SQLite).
+ * The store setting of a command on a data dir: none by default; the `postgres` test project
+ * (postgres-store-setup.ts) sets it so that such a command keeps its state in that data dir's
+ * PostgreSQL database, as the test's own in-process stores do.
  */
+let storeEnvForDataDir: ((dataDir: string) => NodeJS.ProcessEnv) | undefined;
+
+export function setStoreEnvForDataDir(choose: (dataDir: string) => NodeJS.ProcessEnv): void {
+  storeEnvForDataDir = choose;
+}
+
+/** The sandbox cloud has a store of its own, always SQLite. */
 function storeEnvOf(args: string[]): NodeJS.ProcessEnv {
-  if (storeEngineUnderTest !== 'postgres' || args[0] === 'sandbox-cloud') return {};
+  if (storeEnvForDataDir === undefined || args[0] === 'sandbox-cloud') return {};
   const at = args.findIndex((arg) => arg === '--data-dir' || arg.startsWith('--data-dir='));
   if (at < 0) return {};
   const dataDir = args[at] === '--data-dir' ? args[at + 1] : args[at]!.slice('--data-dir='.length);
-  return dataDir === undefined ? {} : storeEnvFor(dataDir);
+  return dataDir === undefined ? {} : storeEnvForDataDir(dataDir);
 }
 
 export function runCairn(args: string[], options: RunOptions = {}): Promise<CairnResult> {

@@ -4,15 +4,11 @@
  */
 import type { TestProject } from 'vitest/node';
 import { startPostgresServer } from './postgres-server.js';
-
-declare module 'vitest' {
-  export interface ProvidedContext {
-    postgresAdminUrl: string;
-  }
-}
+import type { PostgresAdminUrl } from './provided-context.js';
 
 export default async function startSharedPostgres(project: TestProject): Promise<() => Promise<void>> {
   const server = await startPostgresServer();
-  project.provide('postgresAdminUrl', server.url);
+  const url: PostgresAdminUrl = server.url;
+  project.provide('postgresAdminUrl', url);
   return () => server.stop();
 }

@@ -10,9 +10,10 @@ import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { inject, it } from 'vitest';
 import { toPostgres } from '../../src/store/pg/dialect.js';
+import type { PostgresAdminUrl } from './provided-context.js';
 import { SyncPgClient } from '../../src/store/pg/sync-client.js';
 
-const adminUrl: string | undefined = inject('postgresAdminUrl');
+const adminUrl: PostgresAdminUrl | undefined = inject('postgresAdminUrl');
 
 export const storeEngineUnderTest: 'sqlite' | 'postgres' = adminUrl ? 'postgres' : 'sqlite';
 
