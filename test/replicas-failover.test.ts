@@ -45,7 +45,7 @@ beforeAll(async () => {
   // Every data-changing statement, with the connection's application_name (`cairn pid <pid>`).
   postgres = await startPostgresServer({ extraConfig: ["log_statement = 'mod'", "log_line_prefix = '%m [%a] '", 'max_connections = 30'] });
   env.CAIRN_STORE = await postgres.createDatabase();
-  cloud = await startSandboxCloudProcess(['--data-dir', join(root, 'cloud'), '--provision-ms', '300', '--latency-ms', '30']);
+  cloud = await startSandboxCloudProcess(['--data-dir', join(root, 'cloud'), '--provision-ms', '1500', '--latency-ms', '150']);
   for (let i = 0; i < 3; i++) replicas.push(await startReplica());
 }, 120_000);
 
@@ -131,9 +131,10 @@ describe('three cairn serve replicas on one PostgreSQL, failing over', () => {
     const initial = await untilAllShardsHeld(replicas, Date.now(), 20_000, true);
     expect(initial?.shards.map((s) => s.length).sort(), 'three replicas share the shards 11/11/10').toEqual([10, 11, 11]);
 
-    /** Applies the declared servers, or deletes `gone`; returns once the store holds it (the replicas reconcile). */
-    const change = async (round: number): Promise<string> => {
-      const what = random();
+    /** Adds, resizes or deletes servers; returns once the store holds the change (the replicas reconcile it). */
+    const change = async (round: number, kind: 'kill' | 'pause'): Promise<string> => {
+      // Before a pause, new servers: their creates stay in flight (provisioning) for seconds, so the paused replica has work under way.
+      const what = kind === 'pause' ? 1 : random();
       if (what < 0.25 && servers.size > SERVERS / 2) {
         const gone = [...servers.keys()].filter(() => random() < 0.1).slice(0, Math.ceil(SERVERS / 10));
         for (const name of gone) servers.delete(name);
@@ -183,60 +184,78 @@ describe('three cairn serve replicas on one PostgreSQL, failing over', () => {
     const pauseFirst = random() < 0.5;
     for (let round = 1; round <= ROUNDS; round++) {
       const kind = (round % 2 === 1) === pauseFirst ? 'pause' : 'kill';
-      const did = await change(round);
+      const did = await change(round, kind);
       // The replicas pick the change up from the store within 100 ms: strike while they work on it.
       const delay = Math.floor(random() * 1_500);
       await sleep(delay);
       const held = await Promise.all(replicas.map(shardsOf));
       console.log(at(round, `${did}; ${kind} after ${delay} ms; shards held ${held.map((s) => s?.length).join('/')}`));
 
+      const struck = Date.now();
       if (kind === 'kill') {
         const most = held.reduce((best, s, i) => ((s?.length ?? 0) > (held[best]?.length ?? 0) ? i : best), 0);
         const victim = replicas[most] as ServeProcess;
-        const killed = Date.now();
         victim.child.kill('SIGKILL');
         const survivors = replicas.filter((r) => r !== victim);
-        const takeover = await untilAllShardsHeld(survivors, killed, TAKEOVER_MS);
+        const takeover = await untilAllShardsHeld(survivors, struck, TAKEOVER_MS);
         expect(takeover, at(round, `the survivors hold all ${SHARDS} shards within 15 s of the kill`)).toBeDefined();
         console.log(at(round, `survivors took the killed replica's ${held[most]?.length} shards in ${takeover?.ms} ms`));
-        replicas = [...survivors, await startReplica()];
+        // A new replica in its place, on a machine (data dir) of its own, while the survivors converge.
+        const [replacement] = await Promise.all([startReplica(), converges(round)]);
+        replicas = [...survivors, replacement];
       } else {
-        const holding = replicas.filter((_, i) => (held[i]?.length ?? 0) > 0);
-        const victim = holding[Math.floor(random() * holding.length)] as ServeProcess;
+        // The busiest replica: it has the most reconciles in flight when it stops.
+        const most = held.reduce((best, s, i) => ((s?.length ?? 0) > (held[best]?.length ?? 0) ? i : best), 0);
+        const victim = replicas[most] as ServeProcess;
         const application = `cairn pid ${victim.child.pid}`;
-        const stopped = Date.now();
         victim.child.kill('SIGSTOP');
         const others = replicas.filter((r) => r !== victim);
-        const takeover = await untilAllShardsHeld(others, stopped, TAKEOVER_MS);
+        const takeover = await untilAllShardsHeld(others, struck, TAKEOVER_MS);
         expect(takeover, at(round, `the others hold all ${SHARDS} shards within 15 s of the pause`)).toBeDefined();
         await sleep(Math.floor(random() * 1_500));
         const output = victim.output().length;
         const resumedAt = postgres?.log().length ?? 0;
         victim.child.kill('SIGCONT');
-        console.log(at(round, `paused ${application} for ${Date.now() - stopped} ms (the others held its shards after ${takeover?.ms} ms)`));
+        console.log(at(round, `paused ${application} (${held[most]?.length} shards) for ${Date.now() - struck} ms; the others held its shards after ${takeover?.ms} ms`));
         // Until it holds a shard again (a new share, under new tokens, once the others give some
         // back), every shard it thinks it holds is a stale one: it must write nothing for a resource.
         // The log is read before each look at /readyz, so what precedes a look that found no fresh shard is in the window.
-        let windowEnd = resumedAt;
-        let dropped = false;
-        const deadline = Date.now() + 15_000;
-        while (Date.now() < deadline) {
-          const logged = postgres?.log().length ?? 0;
-          const shards = await shardsOf(victim);
-          if (shards === undefined) continue;
-          if (shards.length > 0 && dropped) break;
-          if (shards.length === 0) dropped = true;
-          windowEnd = logged;
-          await sleep(100);
-        }
-        expect(dropped, at(round, 'the resumed replica gives up its stale shards')).toBe(true);
-        const log = postgres?.log() ?? '';
-        expect(resourceWrites(log.slice(resumedAt, windowEnd), application), at(round, `writes by the resumed replica (${application}) before it held a shard again`)).toEqual([]);
-        expect(victim.child.exitCode, at(round, 'the resumed replica lives on')).toBeNull();
+        const window = async (): Promise<{ end: number; dropped: boolean; ms: number }> => {
+          let end = resumedAt;
+          let dropped = false;
+          const resumed = Date.now();
+          while (Date.now() - resumed < 15_000) {
+            const logged = postgres?.log().length ?? 0;
+            const exited = victim.child.exitCode !== null || victim.child.signalCode !== null;
+            const shards = await shardsOf(victim);
+            // Gone: it writes nothing more, and everything logged so far is in the window.
+            if (exited) return { end: logged, dropped: true, ms: Date.now() - resumed };
+            if (shards === undefined) continue;
+            if (shards.length > 0 && dropped) break;
+            if (shards.length === 0) dropped = true;
+            end = logged;
+            await sleep(100);
+          }
+          return { end, dropped, ms: Date.now() - resumed };
+        };
+        const [watched] = await Promise.all([window(), converges(round)]);
+        expect(watched.dropped, at(round, 'the resumed replica gives up its stale shards')).toBe(true);
+        const writes = resourceWrites((postgres?.log() ?? '').slice(resumedAt, watched.end), application);
+        expect(writes, at(round, `writes by the resumed replica (${application}) in the ${watched.ms} ms before it held a shard again`)).toEqual([]);
         const said = victim.output().slice(output);
-        console.log(at(round, `resumed replica said: ${said.split('\n').filter((line) => line.includes('write refused')).length} fenced writes`));
+        if (victim.child.exitCode === null && victim.child.signalCode === null) {
+          // Stopped between transactions: its reconciles in flight went on once resumed, and their next write met the fence.
+          const refused = said.split('\n').filter((line) => line.includes('write refused'));
+          expect(refused.length, at(round, `the resumed replica says its writes under stale leases were refused; it said:\n${said}`)).toBeGreaterThan(0);
+          console.log(at(round, `resumed replica lives on: ${refused.length} writes refused by the fence, none landed in ${watched.ms} ms`));
+        } else {
+          // Stopped inside a transaction (holding the write lock): the server ended its session, so the others could go on; resumed, it finds it gone.
+          expect(said, at(round, 'the resumed replica stopped because its session was ended')).toMatch(/terminating connection due to idle-in-transaction timeout|Connection terminated/);
+          console.log(at(round, `resumed replica found its session ended by the server and stopped, having written nothing: ${said.trim().split('\n').slice(-1)[0]}`));
+          replicas = [...others, await startReplica()];
+        }
       }
-      await converges(round);
+      console.log(at(round, `converged ${Date.now() - struck} ms after the ${kind}`));
     }
     const final = await untilAllShardsHeld(replicas, Date.now(), 20_000, true);
     expect(final?.shards.map((s) => s.length).sort(), at(ROUNDS, 'the three replicas share the shards again')).toEqual([10, 11, 11]);
