@@ -3,8 +3,9 @@
  * each with its own data dir, reconcile servers against a separate sandbox cloud. Ten rounds at
  * seeded random moments: the replica holding the most shards is killed (-9) mid-apply and the
  * others take its shards within 15 s, or one is paused (SIGSTOP) past its lease and resumed and
- * the server's statement log shows it wrote nothing once resumed. After every round everything
- * converges and the sandbox holds exactly one server per declared server.
+ * the server's statement log shows it wrote nothing once resumed (or, stopped inside a
+ * transaction, the server ended its session and it stops). After every round everything converges
+ * and the sandbox holds exactly one server per declared server.
  */
 import { randomBytes } from 'node:crypto';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
@@ -39,12 +40,15 @@ let root: string;
 let postgres: RunningPostgresServer | undefined;
 let cloud: SandboxCloudProcess | undefined;
 let replicas: ServeProcess[] = [];
-let made = 0;
+/** Every replica started, for the clean-up whatever happened (a failed round may not have put one in `replicas`). */
+const started: ServeProcess[] = [];
 const env: NodeJS.ProcessEnv = { CAIRN_MASTER_KEY: randomBytes(32).toString('base64') };
 
 /** A new replica with a data dir of its own, as on a machine of its own. */
 async function startReplica(): Promise<ServeProcess> {
-  return startServe(['--port', '0', '--data-dir', join(root, `replica-${++made}`)], { env });
+  const replica = await startServe(['--port', '0', '--data-dir', join(root, `replica-${started.length + 1}`)], { env });
+  started.push(replica);
+  return replica;
 }
 
 beforeAll(async () => {
@@ -57,7 +61,7 @@ beforeAll(async () => {
 }, 120_000);
 
 afterAll(async () => {
-  for (const r of replicas) {
+  for (const r of started) {
     if (r.child.exitCode !== null || r.child.signalCode !== null) continue;
     r.child.kill('SIGCONT');
     r.child.kill('SIGKILL');
