@@ -3,14 +3,17 @@
  * SQLite's behaviour — a failed write inside a transaction undoes only itself, a transaction a
  * failed read spoiled is refused at COMMIT rather than committed in part, two stores on
  * one database (two replicas) see each other's commits and take turns writing, and the settings
- * are checked with errors that name what is wrong and never repeat a password.
+ * are checked with errors that name what is wrong and never repeat a password. A process stopped
+ * inside a transaction does not hold up the others' writes for longer than the server lets it.
  */
 import { mkdtempSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, inject, it } from 'vitest';
 import { openStateDatabase, storeEngineOf } from '../src/store/open-connection.js';
-import { SyncPgClient } from '../src/store/pg/sync-client.js';
+import { PgConnection } from '../src/store/pg/pg-connection.js';
+import { IDLE_IN_TRANSACTION_TIMEOUT_MS, SyncPgClient } from '../src/store/pg/sync-client.js';
+import { SHARD_LEASE_TTL_MS } from '../src/reconcile/shard-ownership.js';
 import { Store } from '../src/store/store.js';
 
 const adminUrl = inject('postgresAdminUrl');
@@ -87,6 +90,33 @@ describe.runIf(adminUrl)('the store on PostgreSQL', () => {
       two.close();
     }
   });
+
+  it('ends the session of a process stopped inside a transaction, so the others write again well within a shard lease', () => {
+    const url = freshDatabase('stopped_in_transaction');
+    openStateDatabase(join(scratch, 'stopped'), url).connection.close(); // the schema
+    const paused = new PgConnection(new SyncPgClient(url, { idleInTransactionTimeoutMs: 500 }));
+    const other = new PgConnection(new SyncPgClient(url, { statementTimeoutMs: 10_000 }));
+    try {
+      // A replica's open commit group holding the write lock, then nothing: its process is stopped.
+      paused.exec('BEGIN IMMEDIATE');
+      paused.prepare(`INSERT INTO tenants (id, name, created_at) VALUES (?, ?, ?)`).run('stale', 'stale', 'now');
+      const started = Date.now();
+      other.transaction(() => other.prepare(`INSERT INTO tenants (id, name, created_at) VALUES (?, ?, ?)`).run('live', 'live', 'now')).immediate();
+      expect(Date.now() - started).toBeLessThan(5_000);
+      // Resumed, it finds its session ended and what it wrote in it rolled back.
+      expect(() => paused.exec('COMMIT')).toThrow(/PostgreSQL/);
+      const ids = other.prepare(`SELECT id FROM tenants WHERE id IN ('stale', 'live') ORDER BY id`).all() as Array<{ id: string }>;
+      expect(ids.map((row) => row.id)).toEqual(['live']);
+      expect(IDLE_IN_TRANSACTION_TIMEOUT_MS).toBeLessThanOrEqual(SHARD_LEASE_TTL_MS / 2);
+    } finally {
+      other.close();
+      try {
+        paused.close();
+      } catch {
+        // its session is already gone
+      }
+    }
+  }, 30_000);
 
   it('refuses a setting that is neither sqlite nor a postgres URL, and an unreachable server, without repeating the password', () => {
     expect(storeEngineOf(undefined)).toBe('sqlite');

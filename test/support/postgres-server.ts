@@ -6,7 +6,7 @@
  * where they fail.
  */
 import { randomBytes } from 'node:crypto';
-import { appendFileSync, mkdtempSync, rmSync } from 'node:fs';
+import { appendFileSync, existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { freePort } from '../../src/drivers/local/free-port.js';
@@ -24,8 +24,15 @@ export interface RunningPostgresServer {
   readonly url: string;
   /** Makes a fresh, empty database owned by the test role; returns its URL. */
   createDatabase(name?: string): Promise<string>;
+  /** What the server has written to its log so far (statements too, with `log_statement` in `extraConfig`). */
+  log(): string;
   /** Stops the server and removes its files. */
   stop(): Promise<void>;
+}
+
+export interface PostgresServerOptions {
+  /** postgresql.conf lines added after the tuning for speed: `log_statement = 'mod'`, say. */
+  extraConfig?: readonly string[];
 }
 
 /**
@@ -53,7 +60,7 @@ const SPEED_OVER_SAFETY = [
 
 const DATABASE_NAME = /^[a-z_][a-z0-9_]{0,62}$/;
 
-export async function startPostgresServer(): Promise<RunningPostgresServer> {
+export async function startPostgresServer(options: PostgresServerOptions = {}): Promise<RunningPostgresServer> {
   const installation = postgresForTests();
   if (installation === undefined) throw new Error(`this host has no PostgreSQL ${POSTGRES_MAJOR} server programs (initdb, pg_ctl, postgres)`);
   const dir = mkdtempSync(join(tmpdir(), 'cairn-pg-test-'));
@@ -65,6 +72,7 @@ export async function startPostgresServer(): Promise<RunningPostgresServer> {
   try {
     await cluster.init();
     appendFileSync(join(cluster.dataDir, 'postgresql.conf'), SPEED_OVER_SAFETY);
+    if (options.extraConfig?.length) appendFileSync(join(cluster.dataDir, 'postgresql.conf'), `# set by the test\n${options.extraConfig.join('\n')}\n`);
     await cluster.start();
     process.once('exit', stopOnExit);
     const password = randomBytes(18).toString('hex');
@@ -77,6 +85,11 @@ export async function startPostgresServer(): Promise<RunningPostgresServer> {
         if (!DATABASE_NAME.test(name)) throw new Error(`"${name}" is not a database name the tests use (lower case letters, digits, _)`);
         await cluster.admin('postgres', (client) => client.query(`CREATE DATABASE ${name} OWNER ${TEST_ROLE}`));
         return urlOf(name);
+      },
+      log(): string {
+        // pg_ctl -l: the server's stderr, where it logs (no logging_collector).
+        const file = join(cluster.dir, 'postgres.log');
+        return existsSync(file) ? readFileSync(file, 'utf8') : '';
       },
       async stop(): Promise<void> {
         process.removeListener('exit', stopOnExit);

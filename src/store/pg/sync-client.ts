@@ -20,7 +20,23 @@ export interface SyncPgOptions {
   applicationName?: string;
   /** How long connecting may take (default 15 s). */
   connectTimeoutMs?: number;
+  /**
+   * How long the session may sit idle inside an open transaction before the server ends it
+   * (default IDLE_IN_TRANSACTION_TIMEOUT_MS).
+   */
+  idleInTransactionTimeoutMs?: number;
 }
+
+/**
+ * A transaction holds the write lock every cairn process on the database takes
+ * (pg-connection.ts), and the calling thread of each of them waits for it. A process stopped
+ * inside one (SIGSTOP, a hung host, a partition that keeps the TCP session up) would stall every
+ * replica until it resumed: no writes, no lease passes, no takeover of its shards. The server
+ * ends such a session after this long — far above the few milliseconds a commit group stays
+ * open, well inside the 10 s shard lease TTL — rolling its transaction back; the process finds
+ * its connection gone when it resumes.
+ */
+export const IDLE_IN_TRANSACTION_TIMEOUT_MS = 5_000;
 
 export interface StatementOptions {
   /**
@@ -45,7 +61,7 @@ export class PostgresError extends Error {
  */
 const WORKER_SOURCE = `
 const { workerData } = require('node:worker_threads');
-const { port, flag, url, connectTimeoutMs } = workerData;
+const { port, flag, url, connectTimeoutMs, idleInTransactionTimeoutMs } = workerData;
 let client;
 let broken;
 try {
@@ -54,7 +70,7 @@ try {
   types.setTypeParser(20, (v) => Number(v));
   types.setTypeParser(1700, (v) => Number(v));
   types.setTypeParser(16, (v) => (v === 't' ? 1 : 0));
-  client = new pg.Client({ connectionString: url, types, connectionTimeoutMillis: connectTimeoutMs, application_name: workerData.applicationName });
+  client = new pg.Client({ connectionString: url, types, connectionTimeoutMillis: connectTimeoutMs, application_name: workerData.applicationName, idle_in_transaction_session_timeout: idleInTransactionTimeoutMs });
   client.on('error', (error) => { broken = error; });
 } catch (error) {
   broken = error;
@@ -121,7 +137,15 @@ export class SyncPgClient {
     const connectTimeoutMs = options.connectTimeoutMs ?? 15_000;
     this.worker = new Worker(WORKER_SOURCE, {
       eval: true,
-      workerData: { pgPath, port: port2, flag: this.flag, url, connectTimeoutMs, applicationName: options.applicationName ?? `cairn pid ${process.pid}` },
+      workerData: {
+        pgPath,
+        port: port2,
+        flag: this.flag,
+        url,
+        connectTimeoutMs,
+        idleInTransactionTimeoutMs: options.idleInTransactionTimeoutMs ?? IDLE_IN_TRANSACTION_TIMEOUT_MS,
+        applicationName: options.applicationName ?? `cairn pid ${process.pid}`,
+      },
       transferList: [port2],
     });
     this.worker.unref();
