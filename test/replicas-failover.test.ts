@@ -26,13 +26,6 @@ const TAKEOVER_MS = 15_000;
 const SIZES = ['small', 'medium', 'large'];
 /** Tables a replica writes for its own membership, not for any resource: allowed from a resumed replica. */
 const MEMBERSHIP_TABLES = new Set(['shard_leases', 'replicas', 'leases']);
-/**
- * The event-webhook dispatcher's cursor: once-per-cluster work, guarded by the singletons lease
- * (cluster-singletons.ts), not by the shard leases this test is about. A replica paused while it
- * held that lease runs its dispatcher timer once on resuming, before its lease pass sees the lease
- * gone: an unfenced singleton write, a known gap (#20), left out here.
- */
-const SINGLETON_DUTY_TABLES = new Set(['event_dispatch_cursor']);
 /** /readyz asks whether the store takes a write with one that changes nothing (Store.isWritable). */
 const READINESS_PROBE = "UPDATE meta SET value = value WHERE key = 'revision'";
 
@@ -123,7 +116,7 @@ function resourceWrites(log: string, application: string): string[] {
     const statement = /LOG: {2}(?:statement|execute [^:]*): ([\s\S]*)/.exec(entry)?.[1];
     if (statement === undefined || statement.trim() === READINESS_PROBE) continue;
     const table = /\b(?:INSERT\s+INTO|UPDATE|DELETE\s+FROM)\s+"?(\w+)/i.exec(statement)?.[1];
-    if (table !== undefined && (MEMBERSHIP_TABLES.has(table.toLowerCase()) || SINGLETON_DUTY_TABLES.has(table.toLowerCase()))) continue;
+    if (table !== undefined && MEMBERSHIP_TABLES.has(table.toLowerCase())) continue;
     writes.push(entry.trim());
   }
   return writes;

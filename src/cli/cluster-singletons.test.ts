@@ -8,7 +8,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { Store } from '../store/store.js';
-import { ClusterSingletons } from './cluster-singletons.js';
+import { fencedStore } from '../reconcile/fenced-store.js';
+import { ClusterSingletons, singletonsFence } from './cluster-singletons.js';
 
 const TTL = 300;
 let dataDir: string;
@@ -65,6 +66,23 @@ describe('cluster singletons', () => {
     await a.stop();
     await until('b to run them', () => runningOn.has('b'));
     expect([...runningOn]).toEqual(['b']);
+  });
+
+  it("fence the duties' writes: refused once the lease is another's or has run out, in the write's transaction", async () => {
+    const [a, b] = [replica('a'), replica('b')];
+    a.start();
+    const store = stores[0]!;
+    const fenced = fencedStore(store, singletonsFence(store.leases, 'a'));
+    const event = { tenant: 'default', uid: 'u1', kind: 'Server', namespace: 'default', name: 'web-1', type: 'Normal', reason: 'Test', message: 'm' } as const;
+    fenced.events.append(event); // a holds the lease: the write lands
+    expect(store.events.list({ tenant: 'default', uid: 'u1' })).toHaveLength(1);
+    await a.stop({ release: false }); // a is paused: it stops renewing
+    await new Promise((resolve) => setTimeout(resolve, TTL + 20));
+    expect(() => fenced.events.append(event)).toThrow(/write refused: a no longer holds the singletons lease; it ran out, last held by a/);
+    b.start();
+    expect(b.running).toBe(true);
+    expect(() => fenced.events.append(event)).toThrow(/write refused: a no longer holds the singletons lease; it is held by b \(pid \d+ on .+\)/);
+    expect(store.events.list({ tenant: 'default', uid: 'u1' })).toHaveLength(1);
   });
 
   it('move to another replica once the lease of one that vanished expires', async () => {

@@ -4,9 +4,19 @@
  * only on the one holding the `singletons` lease, renewed every TTL/3; when that replica stops
  * renewing, another takes the lease once it expires and starts the work there.
  */
+import type { Fence } from '../reconcile/fenced-store.js';
 import type { Leases } from '../store/lease.js';
 
 export const SINGLETONS_LEASE = 'singletons';
+
+/**
+ * The fence of the duties' writes: `holder` must hold the singletons lease, unexpired, in the
+ * transaction of each write (a replica paused past the lease writes nothing when it resumes,
+ * before its next pass finds the lease gone and stops the duties).
+ */
+export function singletonsFence(leases: Leases, holder: string): Fence {
+  return { check: () => leases.checkHeld(SINGLETONS_LEASE, holder, Date.now()) };
+}
 
 /** What the lease holder runs. */
 export interface SingletonDuties {

@@ -9,8 +9,14 @@ import type { Store } from '../store/store.js';
 
 export { FencedWriteError };
 
-/** What a reconcile's writes are checked against. */
-export interface WriteFence {
+/** What writes are checked against, in their transaction. */
+export interface Fence {
+  /** Throws unless the writes may still land. */
+  check(): void;
+}
+
+/** What a reconcile's writes are checked against: its resource's shard lease. */
+export interface WriteFence extends Fence {
   readonly shard: number;
   readonly token: number;
   /** Throws FencedWriteError unless the writes may still land. */
@@ -29,7 +35,7 @@ export function shardFence(leases: ShardLeases, shard: number, holder: string, t
 const UNFENCED_PARTS = new Set<PropertyKey>(['commits', 'shardLeases']);
 
 /** `store` with every call on its parts made behind `fence`, in the same transaction. */
-export function fencedStore(store: Store, fence: WriteFence): Store {
+export function fencedStore(store: Store, fence: Fence): Store {
   const parts = new Map<PropertyKey, object>();
   const transaction = <T>(work: () => T): T =>
     store.transaction(() => {

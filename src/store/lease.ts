@@ -30,6 +30,18 @@ function isLive(holder: LeaseHolder, now: number): boolean {
   return holder.expiresAt > now && !(holder.host === hostname() && !processIsAlive(holder.pid));
 }
 
+/** A write only the holder of a lease may make, refused: the lease is someone else's, or ran out. */
+export class LeaseLostError extends Error {
+  override readonly name = 'LeaseLostError';
+  constructor(readonly lease: string, readonly holder: string, readonly current: LeaseHolder | undefined, now = Date.now()) {
+    super(
+      `write refused: ${holder} no longer holds the ${lease} lease; ${
+        !current ? 'nobody holds it' : current.expiresAt > now ? `it is held by ${current.holder} (pid ${current.pid} on ${current.host})` : `it ran out, last held by ${current.holder}`
+      }`,
+    );
+  }
+}
+
 export class Leases {
   private readonly sql: StatementCache;
 
@@ -77,6 +89,17 @@ export class Leases {
       .get(`UPDATE leases SET expires_at = ? WHERE name = ? AND holder = ?`)
       .run(Date.now() + ttlMs, name, holder);
     return result.changes === 1;
+  }
+
+  /**
+   * Throws LeaseLostError unless `holder` holds the lease and it has not expired by `now`: run in
+   * the transaction of a write that only the holder may make, it fences a holder that was paused
+   * past its lease out of writing.
+   */
+  checkHeld(name: string, holder: string, now = Date.now()): void {
+    const current = this.current(name);
+    if (current?.holder === holder && current.expiresAt > now) return;
+    throw new LeaseLostError(name, holder, current, now);
   }
 
   release(name: string, holder: string): void {

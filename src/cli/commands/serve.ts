@@ -32,7 +32,8 @@ import { serveTerminalUpgrades } from '../../api/terminal/terminal-upgrade.js';
 import { AlertLoops } from '../../alerts/alert-loops.js';
 import { AlertSettingError } from '../../alerts/alert-settings.js';
 import { EventWebhookLoop } from '../../event-webhooks/event-webhook-loop.js';
-import { ClusterSingletons, type SingletonDuties } from '../cluster-singletons.js';
+import { ClusterSingletons, singletonsFence, type SingletonDuties } from '../cluster-singletons.js';
+import { fencedStore } from '../../reconcile/fenced-store.js';
 
 interface ServeOptions {
   apply?: string[];
@@ -127,12 +128,15 @@ export function registerServeCommand(program: Command): void {
         },
       });
     let controller = makeController();
+    // Sharded, the once-per-cluster duties write only while this replica holds the singletons lease.
+    const singletonsHolder = controller.holderId;
+    const dutyStore = sharded ? fencedStore(store, singletonsFence(store.leases, singletonsHolder)) : store;
     let reconciling = false;
     let stopping = false;
     let retry: NodeJS.Timeout | undefined;
     let lastWait = '';
     // Git sources sync in the process that reconciles: started and stopped with the lease.
-    const sources = new SourceSyncLoop(store, new SourceSyncer(store, dataDir, () => controller.readFeed()), {
+    const sources = new SourceSyncLoop(dutyStore, new SourceSyncer(dutyStore, dataDir, () => controller.readFeed()), {
       onReport: (report) => {
         if (report.result !== 'unchanged') console.log(`source ${report.sourceId}: ${report.message.split('\n')[0]}`);
       },
@@ -159,13 +163,13 @@ export function registerServeCommand(program: Command): void {
     // Alert rules are evaluated, and their notifications sent, by the process that reconciles.
     let alerts: AlertLoops;
     try {
-      alerts = new AlertLoops(store, app.drivers, app.metrics);
+      alerts = new AlertLoops(dutyStore, app.drivers, app.metrics);
     } catch (error) {
       if (error instanceof AlertSettingError) throw new CliError(error.message);
       throw error;
     }
     // Event webhooks too: what the event log records is dispatched and sent by the lease holder.
-    const eventWebhooks = new EventWebhookLoop(store, app.metrics);
+    const eventWebhooks = new EventWebhookLoop(dutyStore, app.metrics);
     // What runs once per cluster: in the process that reconciles or, sharded, on one replica.
     const clusterDuties: SingletonDuties = {
       start: () => {
@@ -183,7 +187,7 @@ export function registerServeCommand(program: Command): void {
       },
     };
     const singletons = sharded
-      ? new ClusterSingletons(store.leases, controller.holderId, controllerOptions.leaseTtlMs ?? SHARD_LEASE_TTL_MS, clusterDuties, (line) => console.log(line))
+      ? new ClusterSingletons(store.leases, singletonsHolder, controllerOptions.leaseTtlMs ?? SHARD_LEASE_TTL_MS, clusterDuties, (line) => console.log(line))
       : undefined;
     const tls = options.tls === true || options.tlsCert !== undefined || options.tlsKey !== undefined
       ? await (await import('../serve-tls.js')).tlsIdentity(dataDir, options.host, { cert: options.tlsCert, key: options.tlsKey })
