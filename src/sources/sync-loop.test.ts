@@ -1,12 +1,14 @@
 /**
  * @module The sync loop against a real store and a recording syncer: every source is synced at
  * start, again once its interval has passed, at once when asked, never twice at the same time
- * (a request during a sync runs another right after), and a suspended one only when asked.
+ * (a request during a sync runs another right after), and a suspended one only when asked; a
+ * store that refuses a scan (a lease lost) is told about, never thrown out of a timer.
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { fencedStore } from '../reconcile/fenced-store.js';
 import { Store } from '../store/store.js';
 import type { SyncReport } from './source-sync.js';
 import { SourceSyncLoop, type SourceSync } from './sync-loop.js';
@@ -100,5 +102,24 @@ describe('SourceSyncLoop', () => {
     expect(sync.calls).toEqual([]);
     loop.trigger(id);
     await until('the asked-for sync', () => sync.calls.length === 1);
+  });
+});
+
+describe('the sync loop on a store that refuses it', () => {
+  it('tells about a refused scan, on start and on its timer, and scans again once the store takes it', async () => {
+    const id = add('refused', 3600);
+    let refusing = true;
+    const fenced = fencedStore(store, { check: () => { if (refusing) throw new Error('write refused: the singletons lease is another replica’s'); } });
+    const errors: string[] = [];
+    const sync = new RecordingSync();
+    loop = new SourceSyncLoop(fenced, sync, { scanMs: 20, onError: (where, error) => errors.push(`${where}: ${(error as Error).message}`) });
+    loop.start(); // the first scan is refused: no throw out of start()
+    await until('a refused scan on the timer too', () => errors.length >= 2);
+    expect(errors[0]).toBe('(every source): write refused: the singletons lease is another replica’s');
+    expect(sync.calls).toEqual([]);
+    refusing = false;
+    await until('the source synced', () => sync.calls.includes(id));
+    loop.scanNow(); // asked for at once: no throw either way
+    expect(sync.calls).toEqual([id]);
   });
 });

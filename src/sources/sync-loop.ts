@@ -36,9 +36,23 @@ export class SourceSyncLoop {
   start(): void {
     if (!this.stopped) return;
     this.stopped = false;
-    this.scan();
-    this.timer = setInterval(() => this.scan(), this.options.scanMs ?? 250);
+    this.scanOrReport();
+    this.timer = setInterval(() => this.scanOrReport(), this.options.scanMs ?? 250);
     this.timer.unref();
+  }
+
+  /** Scans now, if the loop runs here (a sync was just asked for); what goes wrong is told about, not thrown. */
+  scanNow(): void {
+    this.scanOrReport();
+  }
+
+  /** A scan on the timer: a store that refuses it (a lease lost, the database away) is told about, and the next scan tries again. */
+  private scanOrReport(): void {
+    try {
+      this.scan();
+    } catch (error) {
+      this.options.onError?.('(every source)', error);
+    }
   }
 
   async stop(): Promise<void> {

@@ -158,7 +158,12 @@ export function registerServeCommand(program: Command): void {
         ...(sharded ? { shards: () => controller.heldShards().map((held) => held.shard) } : {}),
       },
       controller: () => controller,
-      requestSourceSync: (id) => sources.trigger(id),
+      // Asked of any replica (a push webhook, POST /sync): recorded in the store, unfenced, for
+      // whichever replica runs the sync loop; here at once when that is this one.
+      requestSourceSync: (id) => {
+        store.sources.requestSync(id);
+        sources.scanNow();
+      },
     });
     // Alert rules are evaluated, and their notifications sent, by the process that reconciles.
     let alerts: AlertLoops;
