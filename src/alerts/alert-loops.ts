@@ -18,6 +18,11 @@ const DELIVERY_POLL_MS = 500;
 export interface AlertLoopOptions {
   env?: NodeJS.ProcessEnv;
   log?: (line: string) => void;
+  /**
+   * What the firing gauge reads at each scrape (default: `store`). When `store` is fenced by the
+   * singletons lease, the plain store: any replica answers /metrics, holder or not.
+   */
+  gaugeStore?: Pick<Store, 'alerts'>;
 }
 
 export class AlertLoops {
@@ -37,7 +42,7 @@ export class AlertLoops {
     this.intervalMs = alertIntervalSeconds(env) * 1000;
     const mail = mailSettings(env);
     this.email = mail ? new EmailSender(mail) : undefined;
-    const metrics = createAlertMetrics(registry, store);
+    const metrics = createAlertMetrics(registry, options.gaugeStore ?? store);
     this.evaluator = new AlertEvaluator(store, drivers, {
       onTransition: (event, alert) => {
         metrics.transition(event);

@@ -95,7 +95,7 @@ export class SigningKeys {
   /** Keys that verify at `now` (unretired, or retiring later), newest first. */
   verifying(now: string): SigningKeyRecord[] {
     const rows = this.sql
-      .get(`SELECT kid, alg, public_jwk, created_at, retired_at FROM signing_keys WHERE retired_at IS NULL OR retired_at > ? ORDER BY created_at DESC, kid DESC`)
+      .get(`SELECT kid, alg, public_jwk, created_at, retired_at FROM signing_keys WHERE retired_at IS NULL OR retired_at > ? ORDER BY retired_at IS NULL DESC, retired_at DESC, created_at DESC, kid DESC`)
       .all(now) as KeyRow[];
     return rows.map(toRecord);
   }

@@ -168,7 +168,7 @@ export function registerServeCommand(program: Command): void {
     // Alert rules are evaluated, and their notifications sent, by the process that reconciles.
     let alerts: AlertLoops;
     try {
-      alerts = new AlertLoops(dutyStore, app.drivers, app.metrics);
+      alerts = new AlertLoops(dutyStore, app.drivers, app.metrics, { gaugeStore: store });
     } catch (error) {
       if (error instanceof AlertSettingError) throw new CliError(error.message);
       throw error;
