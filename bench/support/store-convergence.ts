@@ -6,8 +6,12 @@
 import pg from 'pg';
 
 const POLL_MS = 500;
-/** No resource turning Ready for this long means it is stuck (an invalid Provider, say): stop waiting. */
-const STALL_MS = 60_000;
+/**
+ * No resource turning Ready for this long means it is stuck (an invalid Provider, say): stop waiting.
+ * Long enough for a big apply on PostgreSQL: its one transaction holds the write lock for seconds,
+ * and replicas whose shard leases ran out meanwhile take them again before anything is Ready.
+ */
+const STALL_MS = 240_000;
 
 /**
  * Resources, those Ready at their generation (a Ready condition with status True and
