@@ -6,23 +6,29 @@ import { defineConfig } from 'vitest/config';
 /**
  * The suites that run a second time with the store on PostgreSQL (the `postgres` project: every
  * Store.open of a data dir gets a database of its own there): those of the store and of everything
- * that drives it in process — the APIs, sign-in, the reconcile loop, git sources, billing, alerts,
- * event webhooks, migrations. Left out: suites that spawn the CLI on the same data dir (a CLI
- * process would open SQLite), suites about SQLite's own file, and those that touch no store.
+ * that drives it — the APIs, sign-in, the reconcile loop, git sources, billing, alerts, event
+ * webhooks, migrations, kubectl, the end-to-end CLI and serve suites (a spawned `cairn --data-dir D`
+ * uses D's database too). Left out: suites about SQLite's own file, the vendor drivers and their
+ * doubles, the local and SSH runtimes and the browser, which exercise other machinery than the
+ * store (and would double `npm test` past its 15 minutes).
  */
 const POSTGRES_ONLY = ['test/store-on-postgres.test.ts'];
 const POSTGRES_SUITES = [
   ...['store', 'api', 'auth', 'reconcile', 'sources', 'billing', 'alerts', 'event-webhooks', 'migrations', 'ssh-keys'].map((dir) => `src/${dir}/**/*.test.ts`),
-  'src/cli/*.test.ts',
+  'src/cli/**/*.test.ts',
   'test/api/*.test.ts',
-  'test/reconcile.test.ts',
+  'test/reconcile*.test.ts',
   'test/drift.test.ts',
+  ...['alerts', 'app-deployments', 'app-webhook', 'bad-input', 'billing', 'cli-roundtrip', 'crash', 'database-backups', 'database-credentials', 'event-webhooks', 'faults', 'gitops', 'import', 'plan-refresh', 'provider-credentials', 'redeclared-while-deleting', 'serve', 'serve-watch', 'server-actions', 'sign-in-providers'].map((name) => `test/${name}.test.ts`),
+  'test/kubernetes/*.test.ts',
+  'test/migrations/*.test.ts',
   'test/sharded-controllers.test.ts',
   'test/dashboard/watch.test.ts',
   'test/dashboard/preferences.test.ts',
   ...POSTGRES_ONLY,
 ];
-const SQLITE_ONLY = ['src/store/sqlite.test.ts', 'src/store/commit-group.test.ts', 'src/reconcile/durable-drivers.test.ts'];
+/** About SQLite's own file: its pragmas, a second connection to it, and losing it with the data dir (on PostgreSQL the state outlives the data dir). */
+const SQLITE_ONLY = ['src/store/sqlite.test.ts', 'src/store/commit-group.test.ts', 'src/reconcile/durable-drivers.test.ts', 'test/kubernetes/controller-record.test.ts'];
 
 export default defineConfig({
   test: {

@@ -9,6 +9,7 @@ import type { ChildProcess } from 'node:child_process';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runCairn, startServe } from './support/cairn-process.js';
 import { writeStack } from './support/manifests.js';
+import { storeEngineUnderTest } from './support/store-engine.js';
 
 let root: string;
 let serve: ChildProcess;
@@ -32,7 +33,9 @@ describe('cairn serve', () => {
     expect(await (await fetch(`${base}/healthz`)).json()).toEqual({ status: 'ok' });
     const ready = await fetch(`${base}/readyz`);
     expect(ready.status).toBe(200);
-    expect(await ready.json()).toEqual({ status: 'ready', checks: { store: true, reconciler: true } });
+    // On a PostgreSQL store serve runs sharded, and a lone replica holds every shard.
+    const shards = storeEngineUnderTest === 'postgres' ? { shards: Array.from({ length: 32 }, (_, i) => i) } : {};
+    expect(await ready.json()).toEqual({ status: 'ready', checks: { store: true, reconciler: true }, ...shards });
   });
 
   it('reconciles what apply writes; apply --wait follows instead of reconciling alongside', async () => {
