@@ -15,24 +15,18 @@ import { PgConnection } from '../src/store/pg/pg-connection.js';
 import { IDLE_IN_TRANSACTION_TIMEOUT_MS, SyncPgClient } from '../src/store/pg/sync-client.js';
 import { SHARD_LEASE_TTL_MS } from '../src/reconcile/shard-ownership.js';
 import { Store } from '../src/store/store.js';
+import { postgresStoreFor } from './support/store-engine.js';
 
 const adminUrl = inject('postgresAdminUrl');
 const scratch = mkdtempSync(join(tmpdir(), 'cairn-store-pg-'));
 afterAll(() => rmSync(scratch, { recursive: true, force: true }));
 
-function freshDatabase(name: string): string {
-  const admin = new SyncPgClient(adminUrl);
-  try {
-    admin.exec(`CREATE DATABASE ${name}`);
-  } finally {
-    admin.close();
-  }
-  return adminUrl.replace(/\/[^/]*$/, `/${name}`);
-}
+/** A fresh database of the postgres project's server, as every data dir there gets (store-engine.ts). */
+const freshDatabase = (name: string): string => postgresStoreFor(join(scratch, name));
 
 const PROVIDER = { apiVersion: 'cairn.dev/v1', kind: 'Provider', metadata: { name: 'sandbox' }, spec: { vendor: 'sandbox' } } as const;
 
-describe.runIf(adminUrl)('the store on PostgreSQL', () => {
+describe('the store on PostgreSQL', () => {
   it('undoes only the statement that failed inside a transaction, as SQLite does', () => {
     const { connection } = openStateDatabase(scratch, freshDatabase('only_the_statement'));
     try {

@@ -10,7 +10,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { KINDS, REFERENCE_FIELDS } from '../src/model/kinds.js';
 import { MIGRATIONS, migrate } from '../src/store/migrate.js';
 import { toPostgres } from '../src/store/pg/dialect.js';
-import { postgresForTests, startPostgresServer, type RunningPostgresServer } from './support/postgres-server.js';
+import { startPostgresServer, type RunningPostgresServer } from './support/postgres-server.js';
 import { sqlSitesOf, storeModules, type Interpolations, type StoreSqlSite } from './support/store-sql-texts.js';
 
 /** Columns by table, each `name` or `name NOT NULL`, in the table's order. */
@@ -92,7 +92,7 @@ function textsOf(site: StoreSqlSite): string[] {
 
 const TRANSACTION_CONTROL = /^\s*(BEGIN|COMMIT|ROLLBACK|SAVEPOINT|RELEASE)\b/i;
 
-describe.skipIf(postgresForTests() === undefined)('the store on PostgreSQL 15', () => {
+describe('the store on PostgreSQL 15', () => {
   let server: RunningPostgresServer;
   let client: pg.Client;
 
