@@ -4,7 +4,8 @@
  * once per cluster runs on one of them; a token one issued works on the other, and a watch on one
  * streams what was written through the other. The shared store is a PostgreSQL database on loopback
  * (CAIRN_STORE=postgres://…), and the master key comes from CAIRN_MASTER_KEY, which every
- * replica must share.
+ * replica must share. A long write through one store (another replica's big apply) does not cost
+ * the replicas waiting for it their leases.
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -15,6 +16,9 @@ import { runCairn, startServe, type ServeProcess } from './support/cairn-process
 import { startPostgresServer, type RunningPostgresServer } from './support/postgres-server.js';
 import { openEventStream, watchData } from './dashboard/event-stream-client.js';
 import { writeStack } from './support/manifests.js';
+import pg from 'pg';
+import { WRITE_LOCK_KEY } from '../src/store/pg/pg-connection.js';
+import { SHARD_LEASE_TTL_MS } from '../src/reconcile/shard-ownership.js';
 
 let root: string;
 let replicas: ServeProcess[] = [];
@@ -39,6 +43,12 @@ afterAll(async () => {
 
 async function readyz(r: ServeProcess): Promise<{ status: string; shards?: number[] }> {
   return (await (await fetch(`${r.base}/readyz`)).json()) as { status: string; shards?: number[] };
+}
+
+/** Shard → fencing token, from a replica's /metrics. */
+async function leaseTokens(r: ServeProcess): Promise<Map<number, number>> {
+  const metrics = await (await fetch(`${r.base}/metrics`)).text();
+  return new Map([...metrics.matchAll(/^cairn_shard_lease_token\{shard="(\d+)"\} (\d+)$/gm)].map((m) => [Number(m[1]), Number(m[2])]));
 }
 
 describe('cairn serve replicas on one store', () => {
@@ -104,6 +114,25 @@ describe('cairn serve replicas on one store', () => {
       stream.close();
     }
   });
+
+  it('keep their shards under the same tokens while a long write elsewhere holds the store past the lease TTL', async () => {
+    const before = await Promise.all(replicas.map(leaseTokens));
+    expect(before.map((tokens) => tokens.size)).toEqual([16, 16]);
+    // What a 10,000-resource apply does to the others: one transaction holding the write lock for seconds.
+    const writer = new pg.Client({ connectionString: env.CAIRN_STORE });
+    await writer.connect();
+    try {
+      await writer.query(`BEGIN; SELECT pg_advisory_xact_lock(${WRITE_LOCK_KEY})`);
+      await new Promise((resolve) => setTimeout(resolve, SHARD_LEASE_TTL_MS + 2_000));
+      await writer.query('COMMIT');
+    } finally {
+      await writer.end();
+    }
+    // Their first lease passes after the wait: nothing was lost and taken again.
+    await new Promise((resolve) => setTimeout(resolve, SHARD_LEASE_TTL_MS / 3 + 500));
+    expect(await Promise.all(replicas.map(leaseTokens))).toEqual(before);
+    for (const r of replicas) expect(r.output()).not.toMatch(/lost the singletons lease|write refused/);
+  }, 40_000);
 
   it('stop cleanly on SIGTERM, giving their leases back', async () => {
     const exits = replicas.map((r) => new Promise<number | null>((resolve) => r.child.once('exit', (code) => resolve(code))));

@@ -112,6 +112,58 @@ describe('the store on PostgreSQL', () => {
     }
   }, 30_000);
 
+  it("keeps the leases of a replica waiting on another's write lock past their TTL, under the same tokens", () => {
+    const url = freshDatabase('renewed_while_waiting');
+    const store = Store.open(join(scratch, 'waiting'), { store: url });
+    // Another replica's long write (an apply of thousands): its transaction holds the lock until the server ends it.
+    const writer = new PgConnection(new SyncPgClient(url, { idleInTransactionTimeoutMs: 2_500 }));
+    const ttlMs = 900;
+    try {
+      const held = store.shardLeases.pass('waiting', [], ttlMs).held;
+      expect(held).toHaveLength(32);
+      store.shardLeases.renewWhileBusy('waiting', held, ttlMs);
+      expect(store.leases.tryAcquire('singletons', 'waiting', ttlMs).acquired).toBe(true);
+      store.leases.renewWhileBusy('singletons', 'waiting', ttlMs);
+      writer.exec('BEGIN IMMEDIATE');
+      const started = Date.now();
+      // The calling thread blocks here, running no timers, for almost three TTLs.
+      store.transaction(() => store.tenants.findOrCreate('after-the-wait'));
+      const waited = Date.now() - started;
+      expect(waited).toBeGreaterThan(2 * ttlMs);
+      const now = Date.now();
+      expect(store.shardLeases.held('waiting', now)).toEqual(held);
+      expect(store.shardLeases.liveReplicas(now).map((replica) => replica.holder)).toEqual(['waiting']);
+      expect(store.leases.activeHolder('singletons')?.holder).toBe('waiting');
+    } finally {
+      store.close();
+      try {
+        writer.close();
+      } catch {
+        // the server ended its session
+      }
+    }
+  }, 30_000);
+
+  it('lets the leases of a replica that stops calling the database run out (a hung process loses them)', () => {
+    const url = freshDatabase('hung_replica');
+    const store = Store.open(join(scratch, 'hung'), { store: url });
+    const ttlMs = 600;
+    try {
+      const held = store.shardLeases.pass('hung', [], ttlMs).held;
+      store.shardLeases.renewWhileBusy('hung', held, ttlMs);
+      const hungUntil = Date.now() + 3 * ttlMs;
+      while (Date.now() < hungUntil) {
+        // busy in its own code: no statement, no timer
+      }
+      expect(store.shardLeases.held('hung', Date.now())).toEqual([]);
+      // A lease another replica took under a new token is never renewed for the old holder.
+      const taken = store.shardLeases.pass('other', [], 60_000).held;
+      expect(taken.map((lease) => lease.token)).toEqual(held.map((lease) => lease.token + 1));
+    } finally {
+      store.close();
+    }
+  }, 30_000);
+
   it('refuses a setting that is neither sqlite nor a postgres URL, and an unreachable server, without repeating the password', () => {
     expect(storeEngineOf(undefined)).toBe('sqlite');
     expect(storeEngineOf('postgresql://x@h/db')).toBe('postgres');

@@ -2,7 +2,8 @@
  * @module Work that must run once per cluster, not once per replica (git source sync, alert
  * evaluation, event-webhook dispatch, resuming migrations): replicas sharing one store run it
  * only on the one holding the `singletons` lease, renewed every TTL/3; when that replica stops
- * renewing, another takes the lease once it expires and starts the work there.
+ * renewing, another takes the lease once it expires and starts the work there. Between passes,
+ * the store's connection renews the lease while the replica waits inside the database.
  */
 import type { Fence } from '../reconcile/fenced-store.js';
 import type { Leases } from '../store/lease.js';
@@ -55,6 +56,7 @@ export class ClusterSingletons {
     clearInterval(this.timer);
     if (!this.holding) return;
     this.holding = false;
+    this.leases.renewWhileBusy(SINGLETONS_LEASE, this.holder, undefined);
     await this.duties.stop();
     if (options.release !== false) this.leases.release(SINGLETONS_LEASE, this.holder);
   }
@@ -66,6 +68,7 @@ export class ClusterSingletons {
       if (this.holding) {
         if (this.leases.renew(SINGLETONS_LEASE, this.holder, this.ttlMs)) {
           this.leasedUntil = now + this.ttlMs;
+          this.leases.renewWhileBusy(SINGLETONS_LEASE, this.holder, this.ttlMs);
           return;
         }
         this.lose('lost the singletons lease to another replica');
@@ -74,6 +77,7 @@ export class ClusterSingletons {
       if (!this.leases.tryAcquire(SINGLETONS_LEASE, this.holder, this.ttlMs).acquired) return;
       this.holding = true;
       this.leasedUntil = now + this.ttlMs;
+      this.leases.renewWhileBusy(SINGLETONS_LEASE, this.holder, this.ttlMs);
       this.log('holding the singletons lease: git sync, alerts, event webhooks and migrations run on this replica');
       this.duties.start();
     } catch (error) {
@@ -85,6 +89,7 @@ export class ClusterSingletons {
 
   private lose(why: string): void {
     this.holding = false;
+    this.leases.renewWhileBusy(SINGLETONS_LEASE, this.holder, undefined);
     this.log(`${why}; git sync, alerts and event webhooks stop on this replica`);
     void this.duties.stop();
   }

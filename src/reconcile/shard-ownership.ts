@@ -1,7 +1,8 @@
 /**
  * @module The shards one replica reconciles: a lease pass every TTL/3 (heartbeat, renew, take a
  * fair share, give back the excess), and per shard held a reconcile context whose store is
- * fenced by that shard's token. A shard lost, given back or fenced is dropped at once.
+ * fenced by that shard's token. A shard lost, given back or fenced is dropped at once. Between
+ * passes, the store's connection renews the leases while the replica waits inside the database.
  */
 import { shardOf, type HeldShard } from '../store/shard-leases.js';
 import type { Store } from '../store/store.js';
@@ -44,6 +45,7 @@ export class ShardOwnership {
   stop(): void {
     clearInterval(this.timer);
     this.shards.clear();
+    this.store.shardLeases.renewWhileBusy(this.holder, undefined, this.ttlMs);
   }
 
   shardOf(uid: string): number {
@@ -87,5 +89,7 @@ export class ShardOwnership {
       this.shards.set(shard, { token, context: this.hooks.contextFor(fencedStore(this.store, fence)) });
       this.hooks.gained(shard);
     }
+    // Until the next pass: a long wait on the database (another replica's big write) renews them.
+    this.store.shardLeases.renewWhileBusy(this.holder, this.held(), this.ttlMs);
   }
 }

@@ -18,6 +18,15 @@ export interface SqlStatement {
   raw(toggle?: boolean): this;
 }
 
+/**
+ * Statements that renew leases, in SQLite's SQL with named parameters: `@now` is the time of
+ * each run (epoch ms) and `@until` that plus `ttlMs`; the others come from `params`.
+ */
+export interface LeaseRenewal {
+  ttlMs: number;
+  statements: Array<{ sql: string; params: Record<string, unknown> }>;
+}
+
 /** A function run in a transaction; called inside another, it runs as a savepoint. */
 /* eslint-disable @typescript-eslint/no-explicit-any -- the same bounds as better-sqlite3's own */
 export interface Transaction<F extends (...args: any[]) => any> {
@@ -35,5 +44,11 @@ export interface SqlConnection {
   readonly open: boolean;
   readonly inTransaction: boolean;
   close(): unknown;
+  /**
+   * Keeps `renewal` running (under `key`; undefined ends it) every ttlMs/3 from outside the calling
+   * thread while that thread is inside the database, so a process waiting on another's write lock
+   * keeps its leases. Only where processes wait on each other (PostgreSQL); SQLite has one.
+   */
+  renewWhileBusy?(key: string, renewal: LeaseRenewal | undefined): void;
 }
 /* eslint-enable @typescript-eslint/no-explicit-any */

@@ -102,7 +102,22 @@ export class Leases {
     throw new LeaseLostError(name, holder, current, now);
   }
 
+  /**
+   * Keeps `holder`'s lease `name` renewed, while unexpired, when the process waits inside the
+   * database, where its own renewals cannot run (see SqlConnection.renewWhileBusy); `ttlMs`
+   * undefined stops that.
+   */
+  renewWhileBusy(name: string, holder: string, ttlMs: number | undefined): void {
+    this.db.renewWhileBusy?.(
+      `lease ${name}`,
+      ttlMs === undefined
+        ? undefined
+        : { ttlMs, statements: [{ sql: `UPDATE leases SET expires_at = @until WHERE name = @name AND holder = @holder AND expires_at > @now`, params: { name, holder } }] },
+    );
+  }
+
   release(name: string, holder: string): void {
+    this.renewWhileBusy(name, holder, undefined);
     this.sql.get(`DELETE FROM leases WHERE name = ? AND holder = ?`).run(name, holder);
   }
 }

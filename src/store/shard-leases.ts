@@ -187,8 +187,30 @@ export class ShardLeases {
     throw new FencedWriteError(shard, holder, token, lease, now);
   }
 
+  /**
+   * Keeps `holder`'s heartbeat and its `held` leases (under their tokens, while unexpired) renewed
+   * while the replica waits inside the database, where its own passes cannot run (see
+   * SqlConnection.renewWhileBusy); `held` undefined stops that.
+   */
+  renewWhileBusy(holder: string, held: readonly HeldShard[] | undefined, ttlMs: number): void {
+    this.db.renewWhileBusy?.(
+      'shard leases',
+      held && {
+        ttlMs,
+        statements: [
+          { sql: `UPDATE replicas SET expires_at = @until WHERE holder = @holder AND expires_at > @now`, params: { holder } },
+          ...held.map(({ shard, token }) => ({
+            sql: `UPDATE shard_leases SET expires_at = @until WHERE shard = @shard AND holder = @holder AND token = @token AND expires_at > @now`,
+            params: { shard, holder, token },
+          })),
+        ],
+      },
+    );
+  }
+
   /** A replica stopping: gives back every lease it holds and ends its heartbeat. */
   leave(holder: string): void {
+    this.renewWhileBusy(holder, undefined, 0);
     this.db
       .transaction(() => {
         this.sql.get(`UPDATE shard_leases SET expires_at = 0 WHERE holder = ?`).run(holder);

@@ -10,7 +10,7 @@
  * transaction, so inside one each write runs under its own savepoint (a read fails only on a
  * defect; a transaction it spoiled is refused at COMMIT, never committed in part).
  */
-import type { RunResult, SqlConnection, SqlStatement, Transaction } from '../connection.js';
+import type { LeaseRenewal, RunResult, SqlConnection, SqlStatement, Transaction } from '../connection.js';
 import { toPostgres, type TranslatedSql } from './dialect.js';
 import { SyncPgClient } from './sync-client.js';
 
@@ -98,6 +98,15 @@ export class PgConnection implements SqlConnection {
       default:
         throw new Error(`the PostgreSQL store does not support the SQLite pragma '${source}'`);
     }
+  }
+
+  renewWhileBusy(key: string, renewal: LeaseRenewal | undefined): void {
+    const statements = renewal?.statements.map(({ sql, params }) => {
+      const { text, names } = toPostgres(sql);
+      if (!names) throw new Error(`a lease renewal takes named parameters (@now, @until…): ${sql}`);
+      return { text, names, params };
+    });
+    this.client.keepRenewing(key, renewal && statements && { intervalMs: renewal.ttlMs / 3, ttlMs: renewal.ttlMs, statements });
   }
 
   close(): this {

@@ -4,6 +4,9 @@
  * for each answer on a shared flag (`Atomics.wait`). One connection serves the whole store: the
  * calling thread is single-threaded and blocks on every statement, so a transaction's statements
  * all run on that connection in order, as they do on SQLite's.
+ *
+ * While the calling thread is inside the database it runs no timers, so it cannot renew its
+ * leases; a second connection in the worker does that for it (`keepRenewing`).
  */
 import { createRequire } from 'node:module';
 import { MessageChannel, receiveMessageOnPort, Worker } from 'node:worker_threads';
@@ -38,6 +41,20 @@ export interface SyncPgOptions {
  */
 export const IDLE_IN_TRANSACTION_TIMEOUT_MS = 5_000;
 
+/**
+ * Lease renewals the worker runs by itself on a connection of its own, every `intervalMs`, while
+ * the calling thread is inside the database: a statement in flight (waiting for another
+ * replica's write lock, say) or one sent since the last run (a long transaction of many short
+ * statements). A thread that stops calling the database (hung in its own code) gets no
+ * renewals, so its leases run out as a dead process's do; a stopped process runs no worker.
+ */
+export interface RenewalSpec {
+  intervalMs: number;
+  ttlMs: number;
+  /** Statements with named parameters ($n in `names` order): `now` is the run's time, `until` that plus ttlMs, the rest from `params`. */
+  statements: Array<{ text: string; names: string[]; params: Record<string, unknown> }>;
+}
+
 export interface StatementOptions {
   /**
    * Inside a transaction: run under a savepoint, so that a failure undoes only this statement
@@ -62,10 +79,11 @@ export class PostgresError extends Error {
 const WORKER_SOURCE = `
 const { workerData } = require('node:worker_threads');
 const { port, flag, url, connectTimeoutMs, idleInTransactionTimeoutMs } = workerData;
+let pg;
 let client;
 let broken;
 try {
-  const pg = require(workerData.pgPath);
+  pg = require(workerData.pgPath);
   const types = new pg.TypeOverrides();
   types.setTypeParser(20, (v) => Number(v));
   types.setTypeParser(1700, (v) => Number(v));
@@ -75,6 +93,53 @@ try {
 } catch (error) {
   broken = error;
 }
+// Lease renewals (RenewalSpec): by key, each with its timer; run on a second connection only
+// while the calling thread is inside the database.
+let inFlight = 0;
+const renewals = new Map();
+let renewer;
+const renewerClient = () => {
+  if (!renewer) {
+    const own = new pg.Client({ connectionString: url, connectionTimeoutMillis: connectTimeoutMs, application_name: workerData.applicationName + ' leases', statement_timeout: 5000 });
+    own.on('error', () => { if (renewer?.client === own) renewer = undefined; });
+    renewer = { client: own, ready: own.connect() };
+  }
+  return renewer;
+};
+const renew = async (entry) => {
+  if (entry.running || (inFlight === 0 && !entry.called)) return;
+  entry.called = false;
+  entry.running = true;
+  let used;
+  try {
+    used = renewerClient();
+    await used.ready;
+    const now = Date.now();
+    for (const { text, names, params } of entry.spec.statements) {
+      await used.client.query(text, names.map((name) => (name === 'now' ? now : name === 'until' ? now + entry.spec.ttlMs : params[name])));
+    }
+  } catch {
+    // The next run tries again on a new connection; a lease not renewed runs out, as it should.
+    if (used && renewer === used) { renewer = undefined; used.client.end().catch(() => undefined); }
+  } finally {
+    entry.running = false;
+  }
+};
+const keepRenewing = (key, spec) => {
+  const old = renewals.get(key);
+  if (old) clearInterval(old.timer);
+  renewals.delete(key);
+  if (!spec || spec.statements.length === 0) return;
+  const entry = { spec, called: false, running: false };
+  entry.timer = setInterval(() => void renew(entry), spec.intervalMs);
+  renewals.set(key, entry);
+};
+const stopRenewing = async () => {
+  for (const key of [...renewals.keys()]) keepRenewing(key, undefined);
+  const last = renewer;
+  renewer = undefined;
+  if (last) await last.client.end().catch(() => undefined);
+};
 // Each statement text is parsed and planned once per connection (a named prepared statement).
 const names = new Map();
 const statementName = (text) => {
@@ -83,11 +148,14 @@ const statementName = (text) => {
   return name;
 };
 port.on('message', async (request) => {
-  const answer = (message) => { port.postMessage({ id: request.id, ...message }); Atomics.store(flag, 0, 1); Atomics.notify(flag, 0); };
+  if (request.op === 'renew') { keepRenewing(request.key, request.spec); return; }
+  const answer = (message) => { inFlight -= 1; port.postMessage({ id: request.id, ...message }); Atomics.store(flag, 0, 1); Atomics.notify(flag, 0); };
+  inFlight += 1;
+  for (const entry of renewals.values()) entry.called = true;
   try {
     if (broken) throw broken;
     if (request.op === 'connect') { await client.connect(); answer({ rows: [], rowCount: 0 }); return; }
-    if (request.op === 'end') { await client.end(); answer({ rows: [], rowCount: 0 }); port.close(); return; }
+    if (request.op === 'end') { await stopRenewing(); await client.end(); answer({ rows: [], rowCount: 0 }); port.close(); return; }
     const run = () => request.values === undefined
       ? client.query(request.text)
       : client.query({ name: statementName(request.text), text: request.text, values: request.values, rowMode: request.rowMode });
@@ -165,6 +233,12 @@ export class SyncPgClient {
   /** Runs one statement with parameters ($1, $2…). */
   query(text: string, values: unknown[], rowMode?: 'array', options: StatementOptions = {}): QueryAnswer {
     return this.call({ op: 'query', text, values, rowMode, savepoint: options.savepoint }, this.statementTimeoutMs, text);
+  }
+
+  /** Runs `spec` (under `key`, replacing what ran under it; undefined ends it) as RenewalSpec says. */
+  keepRenewing(key: string, spec: RenewalSpec | undefined): void {
+    if (this.ended) return;
+    this.port.postMessage({ op: 'renew', key, spec });
   }
 
   get closed(): boolean {
