@@ -97,17 +97,22 @@ export function migrationRoutes(deps: ApiDeps, service: MigrationService): Route
     const analysis = await platform.analyze(apiKey, subject);
     const { yaml } = manifestsOrProblem(analysis, { name: server.name, defaultVersions: defaultVersionsOn(deps, principal.tenant, server.id) });
     refuseTakenNames(deps, principal.tenant, analysis);
-    const migration = store.platformMigrations.create({
-      tenant: principal.tenant,
-      platform: platform.id,
-      subject,
-      subjectName: analysis.subject.name,
-      serverId: server.id,
-      serverName: server.name,
-      analysis: analysis as unknown as Record<string, unknown>,
-      manifests: yaml,
-      createdBy: principal.subject,
-      stepNames: STEP_NAMES,
+    // Recorded and claimed together: no other replica resumes it (without the key) before it starts here.
+    const migration = store.transaction(() => {
+      const created = store.platformMigrations.create({
+        tenant: principal.tenant,
+        platform: platform.id,
+        subject,
+        subjectName: analysis.subject.name,
+        serverId: server.id,
+        serverName: server.name,
+        analysis: analysis as unknown as Record<string, unknown>,
+        manifests: yaml,
+        createdBy: principal.subject,
+        stepNames: STEP_NAMES,
+      });
+      service.runner.claim(created.id);
+      return created;
     });
     store.auditLog.append({ tenant: principal.tenant, actor: principal.subject, action: `migration.${platform.id}.start`, target: migration.id });
     service.runner.start(migration, apiKey);

@@ -180,12 +180,13 @@ export function registerServeCommand(program: Command): void {
       start: () => {
         sources.start();
         alerts.start();
-        // Migrations interrupted by a stop or a crash continue where they were (without an API key).
-        const resumed = app.migrations.runner.resumeUnfinished();
+        // Migrations interrupted by a stop or a crash (of any replica) continue where they were, without an API key.
+        const resumed = app.migrations.runner.keepResuming();
         if (resumed > 0) console.log(`resuming ${resumed} unfinished migration${resumed === 1 ? '' : 's'}`);
         eventWebhooks.start();
       },
       stop: async () => {
+        app.migrations.runner.stopResuming();
         await sources.stop();
         await alerts.stop();
         await eventWebhooks.stop();
