@@ -47,6 +47,35 @@ describe('the store on PostgreSQL', () => {
     }
   });
 
+  it('undoes a nested transaction that failed, and only it, whether it wrote first or only read', () => {
+    const { connection } = openStateDatabase(scratch, freshDatabase('nested'));
+    const insert = connection.prepare(`INSERT INTO tenants (id, name, created_at) VALUES (?, ?, ?)`);
+    try {
+      connection.transaction(() => {
+        insert.run('n1', 'outer', 'now');
+        expect(() => connection.transaction(() => {
+          insert.run('n2', 'inner', 'now');
+          connection.transaction(() => insert.run('n3', 'innermost', 'now'))();
+          throw new Error('the inner one changed its mind');
+        })()).toThrow('changed its mind');
+        expect(() => connection.transaction(() => {
+          connection.prepare(`SELECT COUNT(*) AS n FROM tenants`).get();
+          throw new Error('read, then changed its mind');
+        })()).toThrow('read, then');
+        connection.transaction(() => {
+          connection.prepare(`SELECT COUNT(*) AS n FROM tenants`).get();
+          expect(() => insert.run('n1', 'again', 'now')).toThrow(/UNIQUE constraint failed/);
+          insert.run('n4', 'after a failed write', 'now');
+        })();
+        insert.run('n5', 'outer again', 'now');
+      }).immediate();
+      const ids = connection.prepare(`SELECT id FROM tenants WHERE id LIKE 'n%' ORDER BY id`).all() as Array<{ id: string }>;
+      expect(ids.map((row) => row.id)).toEqual(['n1', 'n4', 'n5']);
+    } finally {
+      connection.close();
+    }
+  });
+
   it('refuses to commit a transaction a failed read spoiled, and keeps none of it', () => {
     const { connection } = openStateDatabase(scratch, freshDatabase('spoiled'));
     try {

@@ -34,12 +34,24 @@ export function shardFence(leases: ShardLeases, shard: number, holder: string, t
  */
 const UNFENCED_PARTS = new Set<PropertyKey>(['commits', 'shardLeases']);
 
-/** `store` with every call on its parts made behind `fence`, in the same transaction. */
+/**
+ * `store` with every call on its parts made behind `fence`, in the same transaction. The fence is
+ * checked once per transaction where the connection tells transactions apart, and again after
+ * this store wrote to its leases (a shard given back inside an open commit group): a transaction
+ * holds the store's write lock to its end, and other replicas change leases only in transactions
+ * that take it, so what held at the check holds until the commit.
+ */
 export function fencedStore(store: Store, fence: Fence): Store {
   const parts = new Map<PropertyKey, object>();
+  let checked: { serial: number; leaseChanges: number } | undefined;
   const transaction = <T>(work: () => T): T =>
     store.transaction(() => {
-      fence.check();
+      const serial = store.transactionSerial;
+      const leaseChanges = store.leaseChanges;
+      if (serial === undefined || serial !== checked?.serial || leaseChanges !== checked.leaseChanges) {
+        fence.check();
+        checked = serial === undefined ? undefined : { serial, leaseChanges };
+      }
       return work();
     });
   return new Proxy(store, {

@@ -50,5 +50,10 @@ export interface SqlConnection {
    * keeps its leases. Only where processes wait on each other (PostgreSQL); SQLite has one.
    */
   renewWhileBusy?(key: string, renewal: LeaseRenewal | undefined): void;
+  /**
+   * A number that names the open outermost transaction (a new one at every BEGIN); undefined
+   * outside one, or where the connection does not tell them apart (SQLite's).
+   */
+  readonly transactionSerial?: number;
 }
 /* eslint-enable @typescript-eslint/no-explicit-any */

@@ -45,6 +45,9 @@ export class LeaseLostError extends Error {
 export class Leases {
   private readonly sql: StatementCache;
 
+  /** Counts this connection's writes to the leases (a fence checked before one is checked again). */
+  changes = 0;
+
   constructor(private readonly db: SqlConnection) {
     this.sql = new StatementCache(db);
   }
@@ -64,6 +67,7 @@ export class Leases {
 
   /** Takes the lease if it is free, expired, ours, or held by a dead process on this host. */
   tryAcquire(name: string, holder: string, ttlMs: number): LeaseAttempt {
+    this.changes += 1;
     const now = Date.now();
     return this.db
       .transaction((): LeaseAttempt => {
@@ -85,6 +89,7 @@ export class Leases {
 
   /** Extends our lease; false when it was lost to someone else. */
   renew(name: string, holder: string, ttlMs: number): boolean {
+    this.changes += 1;
     const result = this.sql
       .get(`UPDATE leases SET expires_at = ? WHERE name = ? AND holder = ?`)
       .run(Date.now() + ttlMs, name, holder);
@@ -117,6 +122,7 @@ export class Leases {
   }
 
   release(name: string, holder: string): void {
+    this.changes += 1;
     this.renewWhileBusy(name, holder, undefined);
     this.sql.get(`DELETE FROM leases WHERE name = ? AND holder = ?`).run(name, holder);
   }

@@ -74,6 +74,9 @@ interface LeaseRow {
 export class ShardLeases {
   private readonly sql: StatementCache;
 
+  /** Counts this connection's writes to the leases (a fence checked before one is checked again). */
+  changes = 0;
+
   constructor(private readonly db: SqlConnection, readonly shards = SHARDS) {
     this.sql = new StatementCache(db);
   }
@@ -104,6 +107,7 @@ export class ShardLeases {
 
   /** Extends the leases still ours under their tokens; the rest are lost. */
   renew(holder: string, held: readonly HeldShard[], ttlMs: number, now = Date.now()): { renewed: HeldShard[]; lost: number[] } {
+    this.changes += 1;
     const renewed: HeldShard[] = [];
     const lost: number[] = [];
     const update = this.sql.get(`UPDATE shard_leases SET expires_at = ? WHERE shard = ? AND holder = ? AND token = ?`);
@@ -116,6 +120,7 @@ export class ShardLeases {
 
   /** Takes up to `count` shards that no one holds or whose lease has expired; each gets a new token. */
   acquire(holder: string, count: number, ttlMs: number, now = Date.now()): HeldShard[] {
+    this.changes += 1;
     if (count <= 0) return [];
     const taken = new Map((this.sql.get(`SELECT shard, expires_at FROM shard_leases`).all() as Array<{ shard: number; expires_at: number }>).map((r) => [r.shard, r.expires_at]));
     const take = this.sql.get(
@@ -137,6 +142,7 @@ export class ShardLeases {
 
   /** Gives leases back at once (their tokens stay, so a late write under them is still refused). */
   handBack(holder: string, leases: readonly HeldShard[]): void {
+    this.changes += 1;
     const release = this.sql.get(`UPDATE shard_leases SET expires_at = 0 WHERE shard = ? AND holder = ? AND token = ?`);
     for (const lease of leases) release.run(lease.shard, holder, lease.token);
   }
@@ -210,6 +216,7 @@ export class ShardLeases {
 
   /** A replica stopping: gives back every lease it holds and ends its heartbeat. */
   leave(holder: string): void {
+    this.changes += 1;
     this.renewWhileBusy(holder, undefined, 0);
     this.db
       .transaction(() => {

@@ -173,6 +173,16 @@ export class Store {
     return this.db.transaction(work).immediate();
   }
 
+  /** Names the open outermost transaction (see SqlConnection.transactionSerial); undefined when none or not told. */
+  get transactionSerial(): number | undefined {
+    return this.db.transactionSerial;
+  }
+
+  /** Grows at every write this store makes to its leases (shard leases and named ones). */
+  get leaseChanges(): number {
+    return this.shardLeases.changes + this.leases.changes;
+  }
+
   /** The journal mode and fsync level the store's connection runs with, as SQLite reports them. */
   durability(): DurabilitySettings {
     return durabilitySettings(this.db);

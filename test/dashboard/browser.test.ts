@@ -18,11 +18,13 @@ import { launchChromium } from '../support/chromium.js';
 import { REPO_ROOT, runCairn, spawnCairn } from '../support/cairn-process.js';
 import { stopLocalClusters } from '../support/local-clusters.js';
 import { startSshd, type RunningSshd } from '../support/sshd.js';
+import { storeEngineUnderTest } from '../support/store-engine.js';
 
 const PASSWORD = 'a long enough password';
-const SCREENSHOTS = join(REPO_ROOT, 'docs', 'screenshots');
 
 const root = mkdtempSync(join(tmpdir(), 'cairn-dashboard-browser-'));
+/** The README's screenshots come from the SQLite run; the PostgreSQL one keeps its own, so the two never write one file at once. */
+const SCREENSHOTS = storeEngineUnderTest === 'sqlite' ? join(REPO_ROOT, 'docs', 'screenshots') : join(root, 'screenshots');
 const dataDir = join(root, 'state');
 let serve: ChildProcess | undefined;
 let output = '';

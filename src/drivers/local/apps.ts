@@ -118,7 +118,7 @@ export class LocalApps implements AppRuntime, Workloads {
     const existing = this.record({ key });
     if (existing) return this.toObserved(existing);
     if (!this.host.state.current.servers.some((s) => s.id === desired.placement.serverExternalId)) {
-      throw new VendorRejectedError(`App/${desired.name}: server ${desired.placement.serverExternalId} is not a server of this host`, { field: 'server' });
+      throw new VendorRejectedError(`App/${desired.name}: server ${desired.placement.serverExternalId} is not a server of this host: the local vendor's servers live on the cairn that made them, so with several replicas on one store use the ssh vendor or a cloud`, { field: 'server' });
     }
     await checkSource(desired, this.sourceDirs);
     const endpoint = await StableEndpoint.listen(0);

@@ -94,7 +94,7 @@ export class LocalDatabases implements DatabaseRuntime, Workloads {
       );
     }
     const server = this.host.state.current.servers.find((s) => s.id === desired.placement.serverExternalId);
-    if (!server) throw new VendorRejectedError(`Database/${desired.name}: server ${desired.placement.serverExternalId} is not a server of this host`, { field: 'server' });
+    if (!server) throw new VendorRejectedError(`Database/${desired.name}: server ${desired.placement.serverExternalId} is not a server of this host: the local vendor's servers live on the cairn that made them, so with several replicas on one store use the ssh vendor or a cloud`, { field: 'server' });
     const installation = postgresFor(desired.name, desired.version);
     const name = sqlName(desired.name);
     const record: DatabaseRecord = {

@@ -26,6 +26,12 @@ export class PgConnection implements SqlConnection {
   private transactionDepth = 0;
   private openTransaction = false;
   private synchronousCommit = true;
+  private serial = 0;
+  /**
+   * Nested transactions entered whose savepoint is not made yet: it is made just before their
+   * first write (with that write's own), so one that only reads costs no round trip.
+   */
+  private readonly unmadeSavepoints: string[] = [];
 
   constructor(private readonly client: SyncPgClient) {
     // A new database: the table that stands in for SQLite's user_version (CREATE … IF NOT EXISTS races itself, hence the lock).
@@ -47,6 +53,10 @@ export class PgConnection implements SqlConnection {
     return this.openTransaction;
   }
 
+  get transactionSerial(): number | undefined {
+    return this.openTransaction ? this.serial : undefined;
+  }
+
   prepare(sql: string): SqlStatement {
     return new PgStatement(this, toPostgres(sql));
   }
@@ -57,8 +67,10 @@ export class PgConnection implements SqlConnection {
       if (this.openTransaction) throw new Error('cannot start a transaction within a transaction');
       this.client.exec(`BEGIN; SELECT pg_advisory_xact_lock(${WRITE_LOCK_KEY})`);
       this.openTransaction = true;
+      this.serial += 1;
     } else if (command === 'COMMIT' || command === 'END' || command === 'ROLLBACK') {
       this.openTransaction = false;
+      this.unmadeSavepoints.length = 0;
       this.client.exec(command === 'ROLLBACK' ? 'ROLLBACK' : 'COMMIT');
     } else {
       this.run(toPostgres(sql).text, undefined);
@@ -118,7 +130,8 @@ export class PgConnection implements SqlConnection {
   run(text: string, values: unknown[] | undefined, rowMode?: 'array'): { rows: unknown[]; rowCount: number } {
     // A write can fail on the data (a unique key taken): it must undo only itself. A read fails
     // only on a defect, and then the transaction is refused as a whole at COMMIT.
-    const options = { savepoint: this.openTransaction && !READ_ONLY.test(text) };
+    const write = this.openTransaction && !READ_ONLY.test(text);
+    const options = { savepoint: write, before: write ? this.unmadeSavepoints.splice(0).map((name) => `SAVEPOINT ${name}`) : [] };
     return values === undefined ? this.client.exec(text, options) : this.client.query(text, values, rowMode, options);
   }
 
@@ -140,15 +153,26 @@ export class PgConnection implements SqlConnection {
     return result;
   }
 
+  /**
+   * A transaction inside another, as a savepoint made lazily (`unmadeSavepoints`): until its
+   * first write there is nothing of its own to undo. A read that fails spoils the outer
+   * transaction either way, which COMMIT then refuses.
+   */
   private inSavepoint<F extends (...args: never[]) => unknown>(fn: F, args: Parameters<F>): ReturnType<F> {
     const name = `cairn_${++this.transactionDepth}`;
-    this.client.exec(`SAVEPOINT ${name}`);
+    this.unmadeSavepoints.push(name);
+    const made = (): boolean => {
+      const at = this.unmadeSavepoints.indexOf(name);
+      if (at === -1) return true;
+      this.unmadeSavepoints.splice(at);
+      return false;
+    };
     try {
       const result = fn(...args) as ReturnType<F>;
-      this.client.exec(`RELEASE SAVEPOINT ${name}`);
+      if (made()) this.client.exec(`RELEASE SAVEPOINT ${name}`);
       return result;
     } catch (error) {
-      if (this.openTransaction) this.client.exec(`ROLLBACK TO SAVEPOINT ${name}; RELEASE SAVEPOINT ${name}`);
+      if (made() && this.openTransaction) this.client.exec(`ROLLBACK TO SAVEPOINT ${name}; RELEASE SAVEPOINT ${name}`);
       throw error;
     } finally {
       this.transactionDepth -= 1;

@@ -61,6 +61,8 @@ export interface StatementOptions {
    * and the transaction goes on (PostgreSQL would otherwise refuse everything until ROLLBACK).
    */
   savepoint?: boolean;
+  /** Statements without parameters sent first in the same round trip (the savepoints of nested transactions not made yet). */
+  before?: readonly string[];
 }
 
 /** A PostgreSQL error, with the server's SQLSTATE (`23505` a unique violation, say). */
@@ -140,6 +142,10 @@ const stopRenewing = async () => {
   renewer = undefined;
   if (last) await last.client.end().catch(() => undefined);
 };
+// A write's savepoint is left open after it succeeds and released with the next one's making
+// (one round trip fewer per write); it never outlives the next savepoint operation.
+let statementSavepoint = false;
+const ENDS_SAVEPOINTS = /^\\s*(BEGIN|COMMIT|END|ROLLBACK|RELEASE)\\b/i;
 // Each statement text is parsed and planned once per connection (a named prepared statement).
 const names = new Map();
 const statementName = (text) => {
@@ -160,16 +166,23 @@ port.on('message', async (request) => {
       ? client.query(request.text)
       : client.query({ name: statementName(request.text), text: request.text, values: request.values, rowMode: request.rowMode });
     let result;
+    const before = request.before ?? [];
     if (request.savepoint) {
-      await client.query('SAVEPOINT cairn_statement');
+      // The last write's savepoint is released here, in the round trip that makes this one's.
+      await client.query([...(statementSavepoint ? ['RELEASE SAVEPOINT cairn_statement'] : []), ...before, 'SAVEPOINT cairn_statement'].join('; '));
+      statementSavepoint = true;
       try {
         result = await run();
       } catch (error) {
+        statementSavepoint = false;
         await client.query('ROLLBACK TO SAVEPOINT cairn_statement; RELEASE SAVEPOINT cairn_statement');
         throw error;
       }
-      await client.query('RELEASE SAVEPOINT cairn_statement');
     } else {
+      // The open statement savepoint is the newest (making any other releases it first), so
+      // releasing or rolling back to any savepoint ends it, as COMMIT and ROLLBACK do.
+      if (ENDS_SAVEPOINTS.test(request.text)) statementSavepoint = false;
+      if (before.length > 0) await client.query(before.join('; '));
       result = await run();
     }
     const last = Array.isArray(result) ? result[result.length - 1] : result;
@@ -227,12 +240,12 @@ export class SyncPgClient {
 
   /** Runs SQL without parameters (several statements allowed); answers the last one's rows. */
   exec(text: string, options: StatementOptions = {}): QueryAnswer {
-    return this.call({ op: 'query', text, savepoint: options.savepoint }, this.statementTimeoutMs, text);
+    return this.call({ op: 'query', text, savepoint: options.savepoint, before: options.before }, this.statementTimeoutMs, text);
   }
 
   /** Runs one statement with parameters ($1, $2…). */
   query(text: string, values: unknown[], rowMode?: 'array', options: StatementOptions = {}): QueryAnswer {
-    return this.call({ op: 'query', text, values, rowMode, savepoint: options.savepoint }, this.statementTimeoutMs, text);
+    return this.call({ op: 'query', text, values, rowMode, savepoint: options.savepoint, before: options.before }, this.statementTimeoutMs, text);
   }
 
   /** Runs `spec` (under `key`, replacing what ran under it; undefined ends it) as RenewalSpec says. */
