@@ -7,11 +7,12 @@
  * (the database's with cairn.dev/skip-final-backup) leaves nothing at the vendor, boot volumes
  * included.
  */
-import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { vendorApplySetup } from '../support/vendor-apply.js';
 import { startIonosDouble } from '../doubles/ionos.js';
+import { storedBytes } from '../support/store-engine.js';
 
 const TOKEN = 'ionos-apply-token';
 const setup = vendorApplySetup({ example: 'ionos', title: 'IONOS', env: { IONOS_TOKEN: TOKEN }, start: () => startIonosDouble({ token: TOKEN, actionMs: 100 }) });
@@ -31,7 +32,7 @@ describe('examples/vendors/ionos', () => {
     ]);
     expect(servers.every((s) => / \[cairn-key=.+\]$/.test(s.name))).toBe(true);
     expect(setup.double.datacenters().map((dc) => dc.name).sort()).toEqual(['cairn-de/fra', 'cairn-de/txl', 'cairn-gb/lhr']);
-    const stored = ['cairn.db', 'cairn.db-wal'].map((f) => join(setup.dataDir, f)).filter(existsSync).map((f) => readFileSync(f).toString('latin1')).join('');
+    const stored = storedBytes(setup.dataDir).toString('latin1');
     expect(stored.length).toBeGreaterThan(0);
     for (const s of servers) expect(stored.includes(s.volume.imagePassword), `image password of ${s.name} in cairn's store`).toBe(false);
   });

@@ -4,11 +4,12 @@
  * and tags, a resize is made in place (a new type on the same Linode), a type Linode lacks is
  * refused naming the valid ones, and a delete leaves nothing at the vendor.
  */
-import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { vendorApplySetup } from '../support/vendor-apply.js';
 import { startLinodeDouble } from '../doubles/linode.js';
+import { storedBytes } from '../support/store-engine.js';
 
 const TOKEN = 'linode-apply-token';
 const setup = vendorApplySetup({ example: 'linode', title: 'Linode', env: { LINODE_TOKEN: TOKEN }, start: () => startLinodeDouble({ token: TOKEN, actionMs: 100 }) });
@@ -26,7 +27,7 @@ describe('examples/vendors/linode', () => {
       'web-ewr:us-east:g6-standard-1:running:linode/debian12', 'web-fra:eu-central:g6-nanode-1:running:linode/debian12', 'web-lon:eu-west:g6-nanode-1:running:linode/debian12',
     ]);
     expect(linodes.every((l) => l.tags.some((t) => t.startsWith('cairn-key')) && l.tags.includes('managed-by:cairn'))).toBe(true);
-    const stored = ['cairn.db', 'cairn.db-wal'].map((f) => join(setup.dataDir, f)).filter(existsSync).map((f) => readFileSync(f).toString('latin1')).join('');
+    const stored = storedBytes(setup.dataDir).toString('latin1');
     expect(stored.length).toBeGreaterThan(0);
     for (const l of linodes) expect(stored.includes(l.rootPassword), `root password of ${l.label} in cairn's store`).toBe(false);
   });
