@@ -45,6 +45,18 @@ async function readyz(r: ServeProcess): Promise<{ status: string; shards?: numbe
   return (await (await fetch(`${r.base}/readyz`)).json()) as { status: string; shards?: number[] };
 }
 
+/** Waits until the replicas hold `shares` shards (in order), all 32 between them. */
+async function waitForShares(those: ServeProcess[], shares: number[]): Promise<void> {
+  const deadline = Date.now() + 20_000;
+  let held: number[][] = [];
+  while (Date.now() < deadline) {
+    held = (await Promise.all(those.map(readyz))).map((body) => body.shards ?? []);
+    if (held.map((shards) => shards.length).sort((a, b) => b - a).join() === shares.join() && new Set(held.flat()).size === 32) return;
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+  expect(held.map((shards) => shards.length)).toEqual(shares);
+}
+
 /** Shard → fencing token, from a replica's /metrics. */
 async function leaseTokens(r: ServeProcess): Promise<Map<number, number>> {
   const metrics = await (await fetch(`${r.base}/metrics`)).text();
@@ -132,6 +144,31 @@ describe('cairn serve replicas on one store', () => {
     await new Promise((resolve) => setTimeout(resolve, SHARD_LEASE_TTL_MS / 3 + 500));
     expect(await Promise.all(replicas.map(leaseTokens))).toEqual(before);
     for (const r of replicas) expect(r.output()).not.toMatch(/lost the singletons lease|write refused/);
+  }, 40_000);
+
+  it('take the shards of a replica killed on their host at their next lease pass, before its leases expire', async () => {
+    const victim = await startServe(['--port', '0', '--data-dir', join(root, 'state')], { env });
+    try {
+      const everyone = [...replicas, victim];
+      await waitForShares(everyone, [11, 11, 10]);
+      const store = new pg.Client({ connectionString: env.CAIRN_STORE });
+      await store.connect();
+      let expiries: number[];
+      try {
+        victim.child.kill('SIGKILL');
+        await new Promise((resolve) => victim.child.once('exit', resolve));
+        const { rows } = await store.query<{ expires_at: string }>(`SELECT expires_at FROM shard_leases WHERE pid = $1`, [victim.child.pid]);
+        expiries = rows.map((row) => Number(row.expires_at));
+      } finally {
+        await store.end();
+      }
+      expect(expiries.length).toBeGreaterThanOrEqual(10);
+      await waitForShares(replicas, [16, 16]);
+      // Taken because its process is gone from this host, not because its leases ran out.
+      expect(Date.now()).toBeLessThan(Math.min(...expiries));
+    } finally {
+      if (victim.child.exitCode === null && victim.child.signalCode === null) victim.child.kill('SIGKILL');
+    }
   }, 40_000);
 
   it('stop cleanly on SIGTERM, giving their leases back', async () => {

@@ -6,7 +6,7 @@
  */
 import { hostname } from 'node:os';
 import type { SqlConnection } from './connection.js';
-import type { LeaseHolder } from './lease.js';
+import { processIsAlive, type LeaseHolder } from './lease.js';
 import { nowIso, StatementCache } from './sqlite.js';
 
 /** How many shards the uid space is cut into. */
@@ -45,6 +45,11 @@ export interface LeasePass {
   lost: number[];
   /** Shards given back because this replica held more than its fair share. */
   handedBack: number[];
+}
+
+/** A replica that was a process of this host and no longer exists. */
+function diedOnThisHost(replica: { pid: number; host: string }): boolean {
+  return replica.host === hostname() && !processIsAlive(replica.pid);
 }
 
 /** A write refused because the writer no longer holds the shard's lease under that token. */
@@ -92,12 +97,14 @@ export class ShardLeases {
       .run(holder, process.pid, hostname(), nowIso(), now + ttlMs);
   }
 
-  /** Replicas whose heartbeat has not run out, oldest first. */
+  /** Replicas whose heartbeat has not run out, and that are not a process of this host that died, oldest first. */
   liveReplicas(now = Date.now()): LeaseHolder[] {
     const rows = this.sql
       .get(`SELECT holder, pid, host, started_at, expires_at FROM replicas WHERE expires_at > ? ORDER BY started_at, holder`)
       .all(now) as Array<{ holder: string; pid: number; host: string; started_at: string; expires_at: number }>;
-    return rows.map((row) => ({ holder: row.holder, pid: row.pid, host: row.host, acquiredAt: row.started_at, expiresAt: row.expires_at }));
+    return rows
+      .filter((row) => !diedOnThisHost(row))
+      .map((row) => ({ holder: row.holder, pid: row.pid, host: row.host, acquiredAt: row.started_at, expiresAt: row.expires_at }));
   }
 
   /** How many shards each live replica should hold: ceil(shards / live replicas). */
@@ -118,22 +125,29 @@ export class ShardLeases {
     return { renewed, lost };
   }
 
-  /** Takes up to `count` shards that no one holds or whose lease has expired; each gets a new token. */
+  /**
+   * Takes up to `count` shards that no one holds, whose lease has expired, or whose holder was a
+   * process of this host that has died (killed with SIGKILL, say: it can write nothing more, so
+   * its shards need not wait for the expiry); each gets a new token.
+   */
   acquire(holder: string, count: number, ttlMs: number, now = Date.now()): HeldShard[] {
     this.changes += 1;
     if (count <= 0) return [];
-    const taken = new Map((this.sql.get(`SELECT shard, expires_at FROM shard_leases`).all() as Array<{ shard: number; expires_at: number }>).map((r) => [r.shard, r.expires_at]));
+    const rows = this.sql.get(`SELECT shard, holder, pid, host, token, expires_at FROM shard_leases`).all() as Array<{ shard: number; holder: string; pid: number; host: string; token: number; expires_at: number }>;
+    const taken = new Map(rows.map((row) => [row.shard, row]));
+    // Taken over only as it was judged: expired, or still the dead holder's holding.
     const take = this.sql.get(
       `INSERT INTO shard_leases (shard, holder, pid, host, token, acquired_at, expires_at) VALUES (?, ?, ?, ?, 1, ?, ?)
        ON CONFLICT (shard) DO UPDATE SET holder = excluded.holder, pid = excluded.pid, host = excluded.host,
          token = shard_leases.token + 1, acquired_at = excluded.acquired_at, expires_at = excluded.expires_at
-       WHERE shard_leases.expires_at <= ?`,
+       WHERE shard_leases.expires_at <= ? OR (shard_leases.holder = ? AND shard_leases.token = ?)`,
     );
     const gained: HeldShard[] = [];
     for (let shard = 0; shard < this.shards && gained.length < count; shard++) {
-      const expiresAt = taken.get(shard);
-      if (expiresAt !== undefined && expiresAt > now) continue;
-      if (take.run(shard, holder, process.pid, hostname(), nowIso(), now + ttlMs, now).changes !== 1) continue;
+      const before = taken.get(shard);
+      const dead = before !== undefined && before.expires_at > now && diedOnThisHost(before);
+      if (before !== undefined && before.expires_at > now && !dead) continue;
+      if (take.run(shard, holder, process.pid, hostname(), nowIso(), now + ttlMs, now, dead ? before.holder : null, dead ? before.token : null).changes !== 1) continue;
       const lease = this.current(shard);
       if (lease) gained.push({ shard, token: lease.token });
     }
