@@ -24,6 +24,15 @@ afterAll(() => rmSync(scratch, { recursive: true, force: true }));
 /** A fresh database of the postgres project's server, as every data dir there gets (store-engine.ts). */
 const freshDatabase = (name: string): string => postgresStoreFor(join(scratch, name));
 
+/** Closes a connection whose session the server may have ended (idle in a transaction too long). */
+function closeEndedSession(connection: PgConnection): void {
+  try {
+    connection.close();
+  } catch {
+    // its session is already gone
+  }
+}
+
 const PROVIDER = { apiVersion: 'cairn.dev/v1', kind: 'Provider', metadata: { name: 'sandbox' }, spec: { vendor: 'sandbox' } } as const;
 
 describe('the store on PostgreSQL', () => {
@@ -133,11 +142,7 @@ describe('the store on PostgreSQL', () => {
       expect(IDLE_IN_TRANSACTION_TIMEOUT_MS).toBeLessThanOrEqual(SHARD_LEASE_TTL_MS / 2);
     } finally {
       other.close();
-      try {
-        paused.close();
-      } catch {
-        // its session is already gone
-      }
+      closeEndedSession(paused);
     }
   }, 30_000);
 
@@ -165,11 +170,7 @@ describe('the store on PostgreSQL', () => {
       expect(store.leases.activeHolder('singletons')?.holder).toBe('waiting');
     } finally {
       store.close();
-      try {
-        writer.close();
-      } catch {
-        // the server ended its session
-      }
+      closeEndedSession(writer);
     }
   }, 30_000);
 

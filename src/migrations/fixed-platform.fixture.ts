@@ -5,6 +5,8 @@
  * can tell whether a step asked the platform again.
  */
 import { NotFoundError, ValidationError } from '../model/errors.js';
+import type { PlatformMigration } from '../store/platform-migrations.js';
+import type { Store } from '../store/store.js';
 import type { MigrationPlatform, PlatformAnalysis, PlatformListing } from './platform.js';
 
 export const FIXED_KEY = 'fixed-platform-key';
@@ -13,6 +15,22 @@ export interface FixedPlatformData {
   analysis: PlatformAnalysis;
   configVars: Record<string, string>;
   databaseUrls: Record<string, string>;
+}
+
+/** A migration of the fixed analysis onto server web-1, recorded in `store` with these steps. */
+export function recordFixedMigration(store: Store, stepNames: readonly string[], manifests = ''): PlatformMigration {
+  return store.platformMigrations.create({
+    tenant: 'default',
+    platform: 'heroku',
+    subject: 'shop',
+    subjectName: 'shop',
+    serverId: 'server-uid',
+    serverName: 'web-1',
+    analysis: fixedAnalysis() as unknown as Record<string, unknown>,
+    manifests,
+    createdBy: 'user-1',
+    stepNames,
+  });
 }
 
 export function fixedAnalysis(overrides: Partial<PlatformAnalysis> = {}): PlatformAnalysis {

@@ -10,7 +10,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { DriverPool } from '../reconcile/driver-pool.js';
 import { LeaseLostError } from '../store/lease.js';
 import { Store } from '../store/store.js';
-import { fixedAnalysis } from './fixed-platform.fixture.js';
+import { recordFixedMigration } from './fixed-platform.fixture.js';
 import { MigrationClaims } from './migration-claims.js';
 import { MigrationRunner } from './runner.js';
 import type { MigrationStepRun } from './step-engine.js';
@@ -45,19 +45,7 @@ function environment(store: Store): MigrationEnvironment {
 }
 
 function recordMigration(store: Store) {
-  const analysis = fixedAnalysis();
-  return store.platformMigrations.create({
-    tenant: 'default',
-    platform: 'heroku',
-    subject: 'shop',
-    subjectName: 'shop',
-    serverId: 'server-uid',
-    serverName: 'web-1',
-    analysis: analysis as unknown as Record<string, unknown>,
-    manifests: '',
-    createdBy: 'user-1',
-    stepNames: ['copy', 'switch'],
-  });
+  return recordFixedMigration(store, ['copy', 'switch']);
 }
 
 /** Steps whose first waits for `gate` (reporting progress after it), recording which replica ran each. */

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { DriverPool } from '../reconcile/driver-pool.js';
 import { Store } from '../store/store.js';
-import { FIXED_KEY, FixedPlatform, fixedAnalysis } from './fixed-platform.fixture.js';
+import { FIXED_KEY, FixedPlatform, fixedAnalysis, recordFixedMigration } from './fixed-platform.fixture.js';
 import { manifestsFromAnalysis } from './manifests.js';
 import { runSteps, type MigrationStepRun, type StepContext } from './step-engine.js';
 import { migrationSteps, STEP_NAMES, type MigrationEnvironment } from './steps.js';
@@ -23,19 +23,7 @@ afterEach(() => {
 });
 
 function newMigration(stepNames: readonly string[] = ['a', 'b', 'c']) {
-  const analysis = fixedAnalysis();
-  return store.platformMigrations.create({
-    tenant: 'default',
-    platform: 'heroku',
-    subject: 'shop',
-    subjectName: 'shop',
-    serverId: 'server-uid',
-    serverName: 'web-1',
-    analysis: analysis as unknown as Record<string, unknown>,
-    manifests: manifestsFromAnalysis(analysis, { server: 'web-1' }).yaml,
-    createdBy: 'user-1',
-    stepNames,
-  });
+  return recordFixedMigration(store, stepNames, manifestsFromAnalysis(fixedAnalysis(), { server: 'web-1' }).yaml);
 }
 
 describe('runSteps', () => {
