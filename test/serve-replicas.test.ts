@@ -176,4 +176,23 @@ describe('cairn serve replicas on one store', () => {
     for (const r of replicas) r.child.kill('SIGTERM');
     expect(await Promise.all(exits)).toEqual([0, 0]);
   });
+
+  it('stops a replica, saying why, once a replica of a newer release migrated the store past it', async () => {
+    const older = await startServe(['--port', '0', '--data-dir', join(root, 'state')], { env });
+    const exited = new Promise<number | null>((resolve) => older.child.once('exit', (code) => resolve(code)));
+    const store = new pg.Client({ connectionString: env.CAIRN_STORE });
+    await store.connect();
+    try {
+      await waitForShares([older], [32]);
+      await store.query(`UPDATE cairn_schema_version SET version = version + 1`);
+      expect(await exited).toBe(1);
+      expect(older.output()).toMatch(/the store's schema is at version (\d+), newer than this cairn knows \(\d+\): another replica runs a newer release; stopping this one, upgrade it/);
+      // It stopped as on SIGTERM: its shards are free for the newer replicas at once.
+      const { rows } = await store.query<{ held: string }>(`SELECT COUNT(*) AS held FROM shard_leases WHERE pid = $1 AND expires_at > $2`, [older.child.pid, Date.now()]);
+      expect(Number(rows[0]?.held)).toBe(0);
+    } finally {
+      await store.end();
+      if (older.child.exitCode === null) older.child.kill('SIGKILL');
+    }
+  }, 40_000);
 });

@@ -178,6 +178,11 @@ export class Store {
     return this.db.transactionSerial;
   }
 
+  /** The schema version the store's database is at (another cairn sharing it may have migrated it past ours). */
+  schemaVersion(): number {
+    return this.db.pragma('user_version', { simple: true }) as number;
+  }
+
   /** Grows at every write this store makes to its leases (shard leases and named ones). */
   get leaseChanges(): number {
     return this.shardLeases.changes + this.leases.changes;

@@ -14,6 +14,7 @@ import { createServer as createHttpServer, type Server } from 'node:http';
 import type { Command } from 'commander';
 import { Controller, LeaseHeldError } from '../../reconcile/controller.js';
 import { SHARD_LEASE_TTL_MS } from '../../reconcile/shard-ownership.js';
+import { MIGRATIONS } from '../../store/migrate.js';
 import { storeEngineOf } from '../../store/open-connection.js';
 import { Store } from '../../store/store.js';
 import { CliError } from '../cli-error.js';
@@ -263,10 +264,12 @@ export function registerServeCommand(program: Command): void {
     if (manifests.length > 0) applyAtStart(store, manifests, () => stopping);
 
     await new Promise<void>((resolve) => {
+      let schemaWatch: NodeJS.Timeout | undefined;
       const shutdown = (): void => {
         if (stopping) return;
         stopping = true;
         clearTimeout(retry);
+        clearInterval(schemaWatch);
         console.log('shutting down');
         // Terminal sessions end with the server: their shells are closed, their WebSockets told.
         app.terminals.sessions.closeAll();
@@ -296,6 +299,22 @@ export function registerServeCommand(program: Command): void {
       };
       process.once('SIGINT', shutdown);
       process.once('SIGTERM', shutdown);
+      // A replica of a newer release migrated the shared store: this one's statements no longer
+      // fit it, so it stops (its supervisor restarts it on the new release).
+      if (sharded) {
+        schemaWatch = setInterval(() => {
+          try {
+            const version = store.schemaVersion();
+            if (version <= MIGRATIONS.length) return;
+            console.error(`the store's schema is at version ${version}, newer than this cairn knows (${MIGRATIONS.length}): another replica runs a newer release; stopping this one, upgrade it`);
+            process.exitCode = 1;
+            shutdown();
+          } catch {
+            // The store busy: the next look tries again.
+          }
+        }, SHARD_LEASE_TTL_MS);
+        schemaWatch.unref();
+      }
     });
   });
 }
