@@ -1,7 +1,8 @@
 /**
  * @module Migrations on replicas sharing one store: a migration runs on one replica only (the
- * others neither start nor resume it, nor retry it), and one whose replica stopped renewing its
- * claim is resumed by another, while the stopped run's late writes are refused.
+ * others neither start, resume nor retry it, nor run it again from a stale read), and one whose
+ * replica stopped renewing its claim is resumed by another, while the stopped run's late writes
+ * are refused.
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -79,8 +80,11 @@ describe('migrations on replicas sharing a store', () => {
     await one.settled(migration.id);
     expect(ran).toEqual(['replica 0 copy', 'replica 0 switch']);
     expect(stores[1]!.platformMigrations.require('default', migration.id).status).toBe('succeeded');
-    // Done and given back: nothing is left to resume anywhere.
+    // Done and given back: nothing is left to resume anywhere, not even from a stale read of it.
     expect(two.resumeUnfinished()).toBe(0);
+    expect(migration.status).toBe('pending');
+    expect(two.start(migration)).toBe(false);
+    expect(ran).toEqual(['replica 0 copy', 'replica 0 switch']);
     await Promise.all([one.stop(), two.stop()]);
   });
 

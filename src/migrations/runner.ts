@@ -46,15 +46,21 @@ export class MigrationRunner {
   start(migration: PlatformMigration, apiKey?: string): boolean {
     const { id } = migration;
     if (this.running.has(id) || this.stopping.signal.aborted || !this.claims.claim(id)) return false;
+    // Read again under the claim: another replica may have run it since `migration` was read.
+    const current = this.env.store.platformMigrations.require(migration.tenant, id);
+    if (current.status !== 'pending' && current.status !== 'running') {
+      this.claims.release(id);
+      return false;
+    }
     const lost = new AbortController();
     this.claims.keep(id, () => lost.abort());
     // Every write of the run is checked against its claim, in the write's transaction.
     const store = fencedStore(this.env.store, this.claims.fence(id));
     const signal = AbortSignal.any([this.stopping.signal, lost.signal]);
-    const run = runSteps(store.platformMigrations, migration, this.stepsFor({ ...this.env, store }), { ...(apiKey === undefined ? {} : { apiKey }), signal })
+    const run = runSteps(store.platformMigrations, current, this.stepsFor({ ...this.env, store }), { ...(apiKey === undefined ? {} : { apiKey }), signal })
       .catch((error: unknown) => {
-        this.onError(migration, error);
-        return migration;
+        this.onError(current, error);
+        return current;
       })
       .finally(() => {
         this.running.delete(id);
