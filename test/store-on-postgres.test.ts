@@ -13,7 +13,8 @@ import { afterAll, describe, expect, inject, it } from 'vitest';
 import { openStateDatabase, storeEngineOf } from '../src/store/open-connection.js';
 import { PgConnection } from '../src/store/pg/pg-connection.js';
 import { IDLE_IN_TRANSACTION_TIMEOUT_MS, SyncPgClient } from '../src/store/pg/sync-client.js';
-import { SHARD_LEASE_TTL_MS } from '../src/reconcile/shard-ownership.js';
+import { SHARD_LEASE_TTL_MS, ShardOwnership } from '../src/reconcile/shard-ownership.js';
+import type { ReconcileContext } from '../src/reconcile/context.js';
 import { Store } from '../src/store/store.js';
 import { postgresStoreFor } from './support/store-engine.js';
 
@@ -169,6 +170,28 @@ describe('the store on PostgreSQL', () => {
       expect(store.shardLeases.liveReplicas(now).map((replica) => replica.holder)).toEqual(['waiting']);
       expect(store.leases.activeHolder('singletons')?.holder).toBe('waiting');
     } finally {
+      store.close();
+      closeEndedSession(writer);
+    }
+  }, 30_000);
+
+  it('stops renewing, while it waits, a shard the replica dropped (a write under it was fenced, say)', () => {
+    const url = freshDatabase('dropped_while_waiting');
+    const store = Store.open(join(scratch, 'dropping'), { store: url });
+    const writer = new PgConnection(new SyncPgClient(url, { idleInTransactionTimeoutMs: 2_500 }));
+    const ttlMs = 900;
+    const ownership = new ShardOwnership(store, 'dropping', ttlMs, { contextFor: () => ({}) as ReconcileContext, gained: () => undefined, dropped: () => undefined });
+    try {
+      ownership.pass();
+      expect(ownership.held()).toHaveLength(32);
+      ownership.drop(5);
+      writer.exec('BEGIN IMMEDIATE');
+      store.transaction(() => store.tenants.findOrCreate('after-the-wait'));
+      const renewed = store.shardLeases.held('dropping', Date.now()).map((lease) => lease.shard);
+      expect(renewed).toHaveLength(31);
+      expect(renewed).not.toContain(5);
+    } finally {
+      ownership.stop();
       store.close();
       closeEndedSession(writer);
     }

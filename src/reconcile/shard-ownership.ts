@@ -67,7 +67,10 @@ export class ShardOwnership {
 
   /** Stops reconciling `shard` (its lease was lost, given back, or a write under it was fenced). */
   drop(shard: number): void {
-    if (this.shards.delete(shard)) this.hooks.dropped(shard);
+    if (!this.shards.delete(shard)) return;
+    // Renewed no more while waiting on the database either: the shard goes to whoever takes it.
+    this.store.shardLeases.renewWhileBusy(this.holder, this.held(), this.ttlMs);
+    this.hooks.dropped(shard);
   }
 
   /** One lease pass: heartbeat, renew, take or give back, in one transaction. */
