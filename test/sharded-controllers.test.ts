@@ -142,7 +142,7 @@ describe('sharded controllers', () => {
     const stale = new Set(shardsHeld(paused));
     // As if the process were paused (SIGSTOP) past its TTL: its lease passes stop reaching the
     // database, and it still believes it holds what it held.
-    vi.spyOn(paused.store.shardLeases, 'pass').mockImplementation((_holder, held) => ({ held: [...held], gained: [], lost: [], handedBack: [] }));
+    vi.spyOn(paused.store.shardLeases, 'pass').mockImplementation((_holder, held) => ({ held: [...held], gained: [], lost: [], handedBack: [], at: Date.now() }));
     await until('the others to take its shards', () => shardsHeld(a).length + shardsHeld(b).length === SHARDS, 3 * TTL);
     expect(new Set(shardsHeld(paused))).toEqual(stale);
     const statusWrites = vi.spyOn(paused.store.resources, 'writeStatus');

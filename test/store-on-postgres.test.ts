@@ -197,6 +197,27 @@ describe('the store on PostgreSQL', () => {
     }
   }, 30_000);
 
+  it('dates the leases of a pass that waited for the write lock from when it got it, not from before the wait', () => {
+    const url = freshDatabase('pass_after_wait');
+    const store = Store.open(join(scratch, 'passing'), { store: url });
+    const writer = new PgConnection(new SyncPgClient(url, { idleInTransactionTimeoutMs: 2_500 }));
+    const ttlMs = 900;
+    const ownership = new ShardOwnership(store, 'passing', ttlMs, { contextFor: () => ({}) as ReconcileContext, gained: () => undefined, dropped: () => undefined });
+    try {
+      ownership.pass();
+      const before = ownership.held();
+      expect(before).toHaveLength(32);
+      writer.exec('BEGIN IMMEDIATE');
+      ownership.pass(); // waits almost three TTLs for the lock, then renews
+      expect(ownership.held()).toEqual(before);
+      expect(store.shardLeases.held('passing', Date.now())).toEqual(before);
+    } finally {
+      ownership.stop();
+      store.close();
+      closeEndedSession(writer);
+    }
+  }, 30_000);
+
   it('lets the leases of a replica that stops calling the database run out (a hung process loses them)', () => {
     const url = freshDatabase('hung_replica');
     const store = Store.open(join(scratch, 'hung'), { store: url });

@@ -75,17 +75,16 @@ export class ShardOwnership {
 
   /** One lease pass: heartbeat, renew, take or give back, in one transaction. */
   pass(): void {
-    const started = Date.now();
     let result;
     try {
-      result = this.store.shardLeases.pass(this.holder, this.held(), this.ttlMs, started);
+      result = this.store.shardLeases.pass(this.holder, this.held(), this.ttlMs);
     } catch (error) {
       this.hooks.onError?.(error);
       // Leases not renewed run out: past then, nothing is held, whatever the store says later.
       if (Date.now() >= this.leasedUntil) for (const shard of [...this.shards.keys()]) this.drop(shard);
       return;
     }
-    this.leasedUntil = started + this.ttlMs;
+    this.leasedUntil = result.at + this.ttlMs;
     for (const shard of [...result.lost, ...result.handedBack]) this.drop(shard);
     for (const { shard, token } of result.gained) {
       const fence = shardFence(this.store.shardLeases, shard, this.holder, token);

@@ -68,9 +68,10 @@ export class Leases {
   /** Takes the lease if it is free, expired, ours, or held by a dead process on this host. */
   tryAcquire(name: string, holder: string, ttlMs: number): LeaseAttempt {
     this.changes += 1;
-    const now = Date.now();
     return this.db
       .transaction((): LeaseAttempt => {
+        // Read once the write lock is held, not before waiting for it.
+        const now = Date.now();
         const existing = this.current(name);
         const free = !existing || existing.holder === holder || !isLive(existing, now);
         if (!free) return { acquired: false, heldBy: existing };

@@ -45,6 +45,8 @@ export interface LeasePass {
   lost: number[];
   /** Shards given back because this replica held more than its fair share. */
   handedBack: number[];
+  /** When the pass ran (epoch ms): its leases run until this plus the TTL. */
+  at: number;
 }
 
 /** A replica that was a process of this host and no longer exists. */
@@ -165,9 +167,12 @@ export class ShardLeases {
    * One pass of a replica's lease loop, in one write transaction: heartbeat, renew what it
    * holds, then give back what is over its fair share or take free shards up to it.
    */
-  pass(holder: string, held: readonly HeldShard[], ttlMs: number, now = Date.now()): LeasePass {
+  pass(holder: string, held: readonly HeldShard[], ttlMs: number, at?: number): LeasePass {
     return this.db
       .transaction((): LeasePass => {
+        // The time is read once the write lock is held: a pass that waited for it (another
+        // replica's long write) must not date its leases from before the wait.
+        const now = at ?? Date.now();
         this.heartbeat(holder, ttlMs, now);
         const { renewed, lost } = this.renew(holder, held, ttlMs, now);
         const share = this.fairShare(now);
@@ -175,10 +180,10 @@ export class ShardLeases {
           const over = [...renewed].sort((a, b) => a.shard - b.shard).slice(share);
           this.handBack(holder, over);
           const given = new Set(over.map((lease) => lease.shard));
-          return { held: renewed.filter((lease) => !given.has(lease.shard)), gained: [], lost, handedBack: [...given] };
+          return { held: renewed.filter((lease) => !given.has(lease.shard)), gained: [], lost, handedBack: [...given], at: now };
         }
         const gained = this.acquire(holder, share - renewed.length, ttlMs, now);
-        return { held: [...renewed, ...gained], gained, lost, handedBack: [] };
+        return { held: [...renewed, ...gained], gained, lost, handedBack: [], at: now };
       })
       .immediate();
   }
