@@ -27,6 +27,7 @@ import { describeVendorFaultCases } from '../support/vendor-fault-cases.js';
 import { vendorTestSetup } from '../support/vendor-test-setup.js';
 import { expectRuntimeOverSsh } from '../support/ssh-runtime-expectation.js';
 import { expectSpentKeyRefused } from '../support/spent-key-case.js';
+import { IdempotencyKeySpentError } from '../../src/drivers/errors.js';
 
 const USER_DATA = '#cloud-config\nssh_authorized_keys:\n  - "ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIG2Bv9nS6 ops@example.com"\n';
 
@@ -47,6 +48,17 @@ describe('oci driver', () => {
     const d = await double();
     const live = (): unknown[] => d.instances().filter((i) => !['TERMINATING', 'TERMINATED'].includes(i.state));
     await expectSpentKeyRefused(await ociVendor.createCloudDriver(config(d)), desired, { live, creates: () => d.calls.filter((c) => c.operationId === 'LaunchInstance').length });
+  });
+
+  it('says a key is spent when OCI refuses its opc-retry-token for a changed launch (409) after its instance was terminated, and launches nothing', async () => {
+    const d = await double();
+    const driver = await ociVendor.createCloudDriver(config(d));
+    const first = await driver.servers.create('cairn-changed-0', desired);
+    await driver.servers.delete(first.id);
+    // Declared again at another size before the create was recorded: the same key, a different request.
+    await expect(driver.servers.create('cairn-changed-0', { ...desired, size: 'VM.Standard2.2' })).rejects.toThrow(/IdempotencyConflict.*an earlier launch under it made an instance that is gone/);
+    await expect(driver.servers.create('cairn-changed-0', { ...desired, size: 'VM.Standard2.2' })).rejects.toBeInstanceOf(IdempotencyKeySpentError);
+    expect(d.instances().filter((i) => !['TERMINATING', 'TERMINATED'].includes(i.state))).toEqual([]);
   });
 
   it('sends a launch whose answer was lost again under the same opc-retry-token (one instance), and a later create finds it by its cairn-key tag', async () => {

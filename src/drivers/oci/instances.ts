@@ -16,7 +16,7 @@ import type { CallOptions, ExternalClient, ExternalRef, PowerAction, ServerDesir
 import { followAction } from '../kit/follow-action.js';
 import { KEY_LABEL, ownershipLabels } from '../kit/ownership-labels.js';
 import { readAllPages } from '../kit/pagination.js';
-import { IdempotencyKeySpentError } from '../errors.js';
+import { IdempotencyKeySpentError, VendorRejectedError } from '../errors.js';
 import { ociCall, ociRequired } from './errors.js';
 
 /** The freeform tag that holds the image as the Server asked for it (a name or an OCID). */
@@ -41,6 +41,14 @@ export function readStatus(state: string): VendorServerStatus {
 /** TERMINATING and TERMINATED instances are gone for cairn (OCI keeps listing them for a while). */
 function isGone(state: string): boolean {
   return state === 'TERMINATING' || state === 'TERMINATED';
+}
+
+/** OCI's 409 codes for a retry token it will not answer with an earlier launch. */
+const SPENT_TOKEN_CODES = new Set(['IdempotencyConflict', 'InvalidatedRetryToken']);
+
+function ociServiceCode(cause: unknown): string | undefined {
+  const code = (cause as { serviceCode?: unknown } | undefined)?.serviceCode;
+  return typeof code === 'string' ? code : undefined;
 }
 
 /** The `opc-retry-token` for a key: the key itself, or a digest of it past OCI's 64 characters. */
@@ -113,7 +121,19 @@ export class OciInstances implements ExternalClient<ServerDesired, ServerObserve
       freeformTags: { ...ownershipLabels(key), [IMAGE_TAG]: desired.image },
       ...(desired.userData ? { metadata: { user_data: Buffer.from(desired.userData).toString('base64') } } : {}),
     };
-    const answer = await ociRequired(`launch instance "${desired.name}"`, () => this.compute.launchInstance({ launchInstanceDetails: details, opcRetryToken: retryToken(key) }), options);
+    let answer;
+    try {
+      answer = await ociRequired(`launch instance "${desired.name}"`, () => this.compute.launchInstance({ launchInstanceDetails: details, opcRetryToken: retryToken(key) }), options);
+    } catch (error) {
+      // The token was spent on a launch whose instance no longer exists (findByKey found none):
+      // OCI refuses it (409) when the request differs from that launch or the token was
+      // invalidated by the instance's termination. Nothing was made; a new key makes it.
+      const refused = error instanceof VendorRejectedError && error.status === 409 ? ociServiceCode(error.cause) : undefined;
+      if (refused !== undefined && SPENT_TOKEN_CODES.has(refused)) {
+        throw new IdempotencyKeySpentError(`oci: launch instance "${desired.name}": OCI refused this launch's opc-retry-token (${refused}): an earlier launch under it made an instance that is gone`);
+      }
+      throw error;
+    }
     // OCI answers a retry token with the instance it launched, even once that is terminated.
     if (isGone(String(answer.instance.lifecycleState))) {
       throw new IdempotencyKeySpentError(`oci: launch instance "${desired.name}": OCI answered this launch's opc-retry-token with instance ${answer.instance.id}, which is ${String(answer.instance.lifecycleState)}`);
