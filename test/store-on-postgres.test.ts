@@ -34,6 +34,26 @@ function closeEndedSession(connection: PgConnection): void {
   }
 }
 
+/**
+ * A replica's store on a fresh database, and another replica's long write (an apply of
+ * thousands): `holdWriteLock` opens its transaction, which holds the write lock until the server
+ * ends it, 2.5 s later.
+ */
+function withLongWriteElsewhere(name: string, test: (store: Store, holdWriteLock: () => void) => void): void {
+  const url = freshDatabase(name);
+  const store = Store.open(join(scratch, name), { store: url });
+  const writer = new PgConnection(new SyncPgClient(url, { idleInTransactionTimeoutMs: 2_500 }));
+  try {
+    test(store, () => writer.exec('BEGIN IMMEDIATE'));
+  } finally {
+    store.close();
+    closeEndedSession(writer);
+  }
+}
+
+/** Shard ownership hooks for tests that only look at the leases. */
+const NO_HOOKS = { contextFor: () => ({}) as ReconcileContext, gained: () => undefined, dropped: () => undefined };
+
 const PROVIDER = { apiVersion: 'cairn.dev/v1', kind: 'Provider', metadata: { name: 'sandbox' }, spec: { vendor: 'sandbox' } } as const;
 
 describe('the store on PostgreSQL', () => {
@@ -148,18 +168,14 @@ describe('the store on PostgreSQL', () => {
   }, 30_000);
 
   it("keeps the leases of a replica waiting on another's write lock past their TTL, under the same tokens", () => {
-    const url = freshDatabase('renewed_while_waiting');
-    const store = Store.open(join(scratch, 'waiting'), { store: url });
-    // Another replica's long write (an apply of thousands): its transaction holds the lock until the server ends it.
-    const writer = new PgConnection(new SyncPgClient(url, { idleInTransactionTimeoutMs: 2_500 }));
-    const ttlMs = 900;
-    try {
+    withLongWriteElsewhere('renewed_while_waiting', (store, holdWriteLock) => {
+      const ttlMs = 900;
       const held = store.shardLeases.pass('waiting', [], ttlMs).held;
       expect(held).toHaveLength(32);
       store.shardLeases.renewWhileBusy('waiting', held, ttlMs);
       expect(store.leases.tryAcquire('singletons', 'waiting', ttlMs).acquired).toBe(true);
       store.leases.renewWhileBusy('singletons', 'waiting', ttlMs);
-      writer.exec('BEGIN IMMEDIATE');
+      holdWriteLock();
       const started = Date.now();
       // The calling thread blocks here, running no timers, for almost three TTLs.
       store.transaction(() => store.tenants.findOrCreate('after-the-wait'));
@@ -169,53 +185,42 @@ describe('the store on PostgreSQL', () => {
       expect(store.shardLeases.held('waiting', now)).toEqual(held);
       expect(store.shardLeases.liveReplicas(now).map((replica) => replica.holder)).toEqual(['waiting']);
       expect(store.leases.activeHolder('singletons')?.holder).toBe('waiting');
-    } finally {
-      store.close();
-      closeEndedSession(writer);
-    }
+    });
   }, 30_000);
 
   it('stops renewing, while it waits, a shard the replica dropped (a write under it was fenced, say)', () => {
-    const url = freshDatabase('dropped_while_waiting');
-    const store = Store.open(join(scratch, 'dropping'), { store: url });
-    const writer = new PgConnection(new SyncPgClient(url, { idleInTransactionTimeoutMs: 2_500 }));
-    const ttlMs = 900;
-    const ownership = new ShardOwnership(store, 'dropping', ttlMs, { contextFor: () => ({}) as ReconcileContext, gained: () => undefined, dropped: () => undefined });
-    try {
-      ownership.pass();
-      expect(ownership.held()).toHaveLength(32);
-      ownership.drop(5);
-      writer.exec('BEGIN IMMEDIATE');
-      store.transaction(() => store.tenants.findOrCreate('after-the-wait'));
-      const renewed = store.shardLeases.held('dropping', Date.now()).map((lease) => lease.shard);
-      expect(renewed).toHaveLength(31);
-      expect(renewed).not.toContain(5);
-    } finally {
-      ownership.stop();
-      store.close();
-      closeEndedSession(writer);
-    }
+    withLongWriteElsewhere('dropped_while_waiting', (store, holdWriteLock) => {
+      const ownership = new ShardOwnership(store, 'dropping', 900, NO_HOOKS);
+      try {
+        ownership.pass();
+        expect(ownership.held()).toHaveLength(32);
+        ownership.drop(5);
+        holdWriteLock();
+        store.transaction(() => store.tenants.findOrCreate('after-the-wait'));
+        const renewed = store.shardLeases.held('dropping', Date.now()).map((lease) => lease.shard);
+        expect(renewed).toHaveLength(31);
+        expect(renewed).not.toContain(5);
+      } finally {
+        ownership.stop();
+      }
+    });
   }, 30_000);
 
   it('dates the leases of a pass that waited for the write lock from when it got it, not from before the wait', () => {
-    const url = freshDatabase('pass_after_wait');
-    const store = Store.open(join(scratch, 'passing'), { store: url });
-    const writer = new PgConnection(new SyncPgClient(url, { idleInTransactionTimeoutMs: 2_500 }));
-    const ttlMs = 900;
-    const ownership = new ShardOwnership(store, 'passing', ttlMs, { contextFor: () => ({}) as ReconcileContext, gained: () => undefined, dropped: () => undefined });
-    try {
-      ownership.pass();
-      const before = ownership.held();
-      expect(before).toHaveLength(32);
-      writer.exec('BEGIN IMMEDIATE');
-      ownership.pass(); // waits almost three TTLs for the lock, then renews
-      expect(ownership.held()).toEqual(before);
-      expect(store.shardLeases.held('passing', Date.now())).toEqual(before);
-    } finally {
-      ownership.stop();
-      store.close();
-      closeEndedSession(writer);
-    }
+    withLongWriteElsewhere('pass_after_wait', (store, holdWriteLock) => {
+      const ownership = new ShardOwnership(store, 'passing', 900, NO_HOOKS);
+      try {
+        ownership.pass();
+        const before = ownership.held();
+        expect(before).toHaveLength(32);
+        holdWriteLock();
+        ownership.pass(); // waits almost three TTLs for the lock, then renews
+        expect(ownership.held()).toEqual(before);
+        expect(store.shardLeases.held('passing', Date.now())).toEqual(before);
+      } finally {
+        ownership.stop();
+      }
+    });
   }, 30_000);
 
   it('lets the leases of a replica that stops calling the database run out (a hung process loses them)', () => {

@@ -65,12 +65,13 @@ export class ShardOwnership {
     return [...this.shards].map(([shard, { token }]) => ({ shard, token })).sort((a, b) => a.shard - b.shard);
   }
 
-  /** Stops reconciling `shard` (its lease was lost, given back, or a write under it was fenced). */
-  drop(shard: number): void {
-    if (!this.shards.delete(shard)) return;
-    // Renewed no more while waiting on the database either: the shard goes to whoever takes it.
+  /** Stops reconciling `shards` (their leases were lost, given back, or a write under one was fenced). */
+  drop(...shards: number[]): void {
+    const dropped = shards.filter((shard) => this.shards.delete(shard));
+    if (dropped.length === 0) return;
+    // Renewed no more while waiting on the database either: they go to whoever takes them.
     this.store.shardLeases.renewWhileBusy(this.holder, this.held(), this.ttlMs);
-    this.hooks.dropped(shard);
+    for (const shard of dropped) this.hooks.dropped(shard);
   }
 
   /** One lease pass: heartbeat, renew, take or give back, in one transaction. */
@@ -81,11 +82,11 @@ export class ShardOwnership {
     } catch (error) {
       this.hooks.onError?.(error);
       // Leases not renewed run out: past then, nothing is held, whatever the store says later.
-      if (Date.now() >= this.leasedUntil) for (const shard of [...this.shards.keys()]) this.drop(shard);
+      if (Date.now() >= this.leasedUntil) this.drop(...this.shards.keys());
       return;
     }
     this.leasedUntil = result.at + this.ttlMs;
-    for (const shard of [...result.lost, ...result.handedBack]) this.drop(shard);
+    this.drop(...result.lost, ...result.handedBack);
     for (const { shard, token } of result.gained) {
       const fence = shardFence(this.store.shardLeases, shard, this.holder, token);
       this.shards.set(shard, { token, context: this.hooks.contextFor(fencedStore(this.store, fence)) });
