@@ -141,7 +141,10 @@ describe('sharded controllers', () => {
     a.store.resources.apply('default', 'api', [providerManifest(cloud.url)]);
     const stale = new Set(shardsHeld(paused));
     // As if the process were paused (SIGSTOP) past its TTL: its lease passes stop reaching the
-    // database, and it still believes it holds what it held.
+    // database, its store's worker renews nothing (a stopped process runs no thread), and it
+    // still believes it holds what it held.
+    paused.store.shardLeases.renewWhileBusy('paused', undefined, TTL);
+    vi.spyOn(paused.store.shardLeases, 'renewWhileBusy').mockImplementation(() => undefined);
     vi.spyOn(paused.store.shardLeases, 'pass').mockImplementation((_holder, held) => ({ held: [...held], gained: [], lost: [], handedBack: [], at: Date.now() }));
     await until('the others to take its shards', () => shardsHeld(a).length + shardsHeld(b).length === SHARDS, 3 * TTL);
     expect(new Set(shardsHeld(paused))).toEqual(stale);
